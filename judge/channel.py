@@ -1,0 +1,50 @@
+"""The line channel the referee talks to, as the judge sees it.
+
+judge/ may not import sandbox/, so the referee states here, structurally, what it needs
+from a bot's channel: ``send``, ``recv``, ``stderr`` and ``close``, with the judge's own
+exceptions. A sandbox channel (which raises ``sandbox.channel`` exceptions) is wrapped by
+``judge.cli.sandboxing.SandboxChannel``, which converts them; in-process players
+(``judge.players``) and the tests' scripted fakes raise these directly.
+
+Whatever a channel raises, the referee turns it into a fault of the bot's seat: an
+unexpected exception is a fault too, never an escape.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class BotGone(Exception):
+    """The bot's output ended: it exited, crashed or closed its standard output."""
+
+
+class BotTimeout(Exception):
+    """No complete line arrived before the deadline (or the bot did not read its input)."""
+
+
+class BotLineTooLong(Exception):
+    """The bot wrote a line longer than the cap; ``head`` is the start of it."""
+
+    def __init__(self, message: str, head: bytes = b"") -> None:
+        super().__init__(message)
+        self.head = head
+
+
+class BotChannel(Protocol):
+    """One bot's standard input and output as lines, without their newlines."""
+
+    def send(self, line: bytes) -> None:
+        """Write one line to the bot; raises BotGone or BotTimeout."""
+
+    def recv(self, deadline: float) -> bytes:
+        """The bot's next line before ``deadline`` (a clock value, see the referee).
+
+        Raises BotTimeout, BotGone or BotLineTooLong.
+        """
+
+    def stderr(self) -> bytes:
+        """The bot's standard error so far, capped; still available after ``close``."""
+
+    def close(self) -> None:
+        """Stop the bot and release what it held; never hangs, safe to call twice."""

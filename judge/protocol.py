@@ -1,0 +1,185 @@
+"""Protocol v1: the JSON lines between the referee and a bot (see docs/protocol.md).
+
+The judge writes one JSON object per line on the bot's standard input; the bot answers
+with one JSON object per line on its standard output. Messages from the judge:
+
+- ``hello``: the bot's seat in the first game, the game, variant, options, players,
+  number of games and the time control; the bot answers ``{"type": "ready"}``.
+- ``act``: the full observation of the seat, the legal actions and the time left; the bot
+  answers ``{"type": "action", "action": A}`` where A equals one of the legal actions or
+  is its index in the list.
+- ``game_over``: the game's result and what it reveals; no answer.
+- ``match_over``: the match result; no answer, and the bot must exit.
+
+Every message type has a JSON Schema in judge/schemas/ (the tests validate against them);
+this module checks bot answers by hand, so judge/ needs nothing beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from judge.engine import Action, JSONDict
+
+VERSION: Final = 1
+#: The fault kinds a bot's answer can earn here (the referee adds timeout, closed, ...).
+NOT_UTF8: Final = "not_utf8"
+NOT_JSON: Final = "not_json"
+BAD_MESSAGE: Final = "bad_message"
+ILLEGAL_ACTION: Final = "illegal_action"
+
+
+class BadAnswer(ValueError):
+    """A bot's line that cannot be taken as its answer; ``kind`` names the fault."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """One message as a line of compact UTF-8 JSON, without the newline."""
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.encode("utf-8")
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode(line: bytes) -> Any:
+    """The JSON value of a line, or BadAnswer (not_utf8 or not_json) saying what is wrong."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        reason = f"the line is not UTF-8 ({error.reason} at byte {error.start})"
+        raise BadAnswer(NOT_UTF8, reason) from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as error:
+        raise BadAnswer(NOT_JSON, f"the line is not one JSON value ({error})") from None
+
+
+def _object_of_type(value: Any, expected: str, keys: set[str]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise BadAnswer(BAD_MESSAGE, f"expected a JSON object, got {type(value).__name__}")
+    if value.get("type") != expected:
+        raise BadAnswer(BAD_MESSAGE, f'expected "type": "{expected}", got {value.get("type")!r}')
+    extra = sorted(set(value) - keys)
+    if extra:
+        raise BadAnswer(BAD_MESSAGE, f"unexpected keys {extra} in a {expected} message")
+    return value
+
+
+def parse_ready(line: bytes) -> None:
+    """Check the bot's answer to ``hello``: exactly ``{"type": "ready"}``."""
+    _object_of_type(decode(line), "ready", {"type"})
+
+
+def _is_action_shape(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def parse_action(line: bytes, legal: Sequence[Action]) -> Action:
+    """The legal action a bot's answer names (by value or by index), or BadAnswer."""
+    message = _object_of_type(decode(line), "action", {"type", "action"})
+    if "action" not in message:
+        raise BadAnswer(BAD_MESSAGE, 'an action message needs the key "action"')
+    chosen = message["action"]
+    if isinstance(chosen, int) and not isinstance(chosen, bool):
+        if not 0 <= chosen < len(legal):
+            raise BadAnswer(
+                ILLEGAL_ACTION, f"index {chosen} is outside the legal list of {len(legal)}"
+            )
+        return legal[chosen]
+    if not _is_action_shape(chosen):
+        raise BadAnswer(
+            BAD_MESSAGE, "an action is a string, a list of strings, or an index into the legal list"
+        )
+    if chosen not in legal:
+        raise BadAnswer(ILLEGAL_ACTION, f"{chosen!r} is not one of the legal actions")
+    return legal[legal.index(chosen)]
+
+
+# Messages from the judge.
+
+
+def hello(
+    *,
+    bot: int,
+    seat: int,
+    game: str,
+    variant: str,
+    options: Mapping[str, Any],
+    players: int,
+    games: int,
+    time: Mapping[str, float],
+) -> JSONDict:
+    """The greeting: who the bot is at this table and the rules of the match."""
+    return {
+        "type": "hello",
+        "protocol": VERSION,
+        "bot": bot,
+        "seat": seat,
+        "game": game,
+        "variant": variant,
+        "options": dict(options),
+        "players": players,
+        "games": games,
+        "time": dict(time),
+    }
+
+
+def act(
+    *,
+    game: int,
+    move: int,
+    seat: int,
+    observation: JSONDict,
+    legal: Sequence[Action],
+    move_s: float,
+    bank_s: float,
+) -> JSONDict:
+    """A request to act: everything the seat may see, what it may do, and its clock."""
+    return {
+        "type": "act",
+        "game": game,
+        "move": move,
+        "seat": seat,
+        "observation": observation,
+        "legal": list(legal),
+        "time": {"move_s": move_s, "bank_s": round(max(bank_s, 0.0), 6)},
+    }
+
+
+def game_over(
+    *, game: int, seat: int, scores: Sequence[float], places: Sequence[int], revealed: JSONDict
+) -> JSONDict:
+    """The end of one game: every seat's score and place, and every card it reveals."""
+    return {
+        "type": "game_over",
+        "game": game,
+        "seat": seat,
+        "scores": list(scores),
+        "places": list(places),
+        "revealed": revealed,
+    }
+
+
+def match_over(*, bot: int, scores: Sequence[float], places: Sequence[int]) -> JSONDict:
+    """The end of the match: each bot's total and place (indexed by bot, not seat)."""
+    return {"type": "match_over", "bot": bot, "scores": list(scores), "places": list(places)}
+
+
+def ready() -> JSONDict:
+    """A bot's answer to hello."""
+    return {"type": "ready"}
+
+
+def action(chosen: Action | int) -> JSONDict:
+    """A bot's answer to act."""
+    return {"type": "action", "action": chosen}

@@ -1,0 +1,471 @@
+"""The referee: an engine and one channel per bot become a match result nobody can dispute.
+
+``play_match(spec, bots, start)`` is the one entry point, used alike by the local runner
+(``python -m judge play``) and the service's worker. It greets every bot, plays
+``spec.games`` games (times the number of seat rotations in a duplicate match), asks each
+seat to act through its bot's channel under the clock, and turns every misbehaviour into a
+recorded fault: the faulty bot is retired for the rest of the match and the engine's
+fallback action is played for its seat (rules.md). Nothing a bot does makes the referee
+raise. The outcome is JSON-ready and carries the replay record (see ``judge.replay``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import judge
+from judge import protocol
+from judge.channel import BotChannel, BotGone, BotLineTooLong, BotTimeout
+from judge.engine import Action, Game, JSONDict, Result
+from judge.games import new_game
+from judge.rng import derive_seed
+
+#: Fault kinds besides the protocol's (not_utf8, not_json, bad_message, illegal_action).
+TIMEOUT: Final = "timeout"
+CLOSED: Final = "closed"
+LINE_TOO_LONG: Final = "line_too_long"
+CHANNEL_ERROR: Final = "channel_error"
+#: How much of an offending line a fault keeps.
+FAULT_TEXT_CHARS: Final = 200
+#: How much of a bot's standard error the outcome keeps (the channel caps it too).
+LOG_CHARS: Final = 64 << 10
+
+#: Makes the engine of a game: (seed, players, variant, options) -> Game.
+GameMaker = Callable[[int, int, "str | None", Mapping[str, Any]], Game]
+#: Starts bot number ``index`` (in ``bots`` order) and gives back its channel.
+StartBot = Callable[[int], BotChannel]
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """The clocks: a start-up limit, a per-move limit, and a bank for the whole match.
+
+    A move that takes longer than ``move_s`` draws the excess from the bank; a bot whose
+    answer has not come when both are spent times out. The defaults suit a Python bot.
+    """
+
+    startup_s: float = 10.0
+    move_s: float = 1.0
+    bank_s: float = 10.0
+
+    def to_json(self) -> JSONDict:
+        return {"startup_s": self.startup_s, "move_s": self.move_s, "bank_s": self.bank_s}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
+        return cls(float(data["startup_s"]), float(data["move_s"]), float(data["bank_s"]))
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """What to play: game, variant, options, players (default: one per bot), seed, games.
+
+    Game ``g`` (of ``games``) is dealt from ``derive_seed(seed, g)``; with ``duplicate``
+    each deal is played once per seat rotation (see ``rotations``).
+    """
+
+    game: str
+    seed: int
+    variant: str | None = None
+    players: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    games: int = 1
+    duplicate: bool = False
+    time: TimeControl = field(default_factory=TimeControl)
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """A bot as the record names it: a display name and the hash of its code."""
+
+    name: str
+    content_hash: str = ""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A bot's misbehaviour: what kind, why, the offending text, and where it happened.
+
+    ``game`` and ``move`` are None for a fault during start-up (before the first game);
+    ``move`` is None for a fault outside a move (sending the end of a game).
+    """
+
+    bot: int
+    kind: str
+    reason: str
+    text: str = ""
+    game: int | None = None
+    move: int | None = None
+    seat: int | None = None
+
+    def to_json(self) -> JSONDict:
+        return {
+            "bot": self.bot,
+            "kind": self.kind,
+            "reason": self.reason,
+            "text": self.text,
+            "game": self.game,
+            "move": self.move,
+            "seat": self.seat,
+        }
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """The result of a match, per bot (in ``bots`` order), and its replay record.
+
+    ``scores`` are each bot's total over all games, ``places`` follow them (1 is best,
+    ties share). ``games`` lists each game's deal, seating and per-seat result.
+    ``logs`` holds each bot's standard error: show it only to the bot's owner; it is not
+    part of the record, which may be shown to anyone once the match is over.
+    """
+
+    game: str
+    variant: str
+    seed: int
+    bots: list[str]
+    scores: list[float]
+    places: list[int]
+    faults: list[Fault]
+    games: list[JSONDict]
+    record: JSONDict
+    logs: list[str]
+
+    def to_json(self) -> JSONDict:
+        return {
+            "game": self.game,
+            "variant": self.variant,
+            "seed": self.seed,
+            "bots": list(self.bots),
+            "scores": list(self.scores),
+            "places": list(self.places),
+            "faults": [fault.to_json() for fault in self.faults],
+            "games": list(self.games),
+            "logs": list(self.logs),
+        }
+
+
+def rotations(players: int) -> list[list[int]]:
+    """The seatings of a duplicate match: ``seating[seat]`` is the bot in that seat.
+
+    Up to four players, every cyclic rotation (two players: both ways round; Big Two:
+    four). Larger tables use a Williams design: each bot sits in each seat equally often
+    and follows each other bot directly equally often (n seatings for even n, 2n for odd).
+    """
+    if players <= 4:
+        return [[(seat + shift) % players for seat in range(players)] for shift in range(players)]
+    first = [0]
+    low, high = 1, players - 1
+    while len(first) < players:
+        first.append(low)
+        low += 1
+        if len(first) < players:
+            first.append(high)
+            high -= 1
+    rows = [[(bot + shift) % players for bot in first] for shift in range(players)]
+    if players % 2:
+        rows += [list(reversed(row)) for row in rows]
+    return rows
+
+
+def schedule(spec: MatchSpec, players: int) -> list[tuple[int, list[int]]]:
+    """Every game of the match in order, as (deal number, seating)."""
+    seatings = rotations(players) if spec.duplicate else [list(range(players))]
+    return [(deal, seating) for deal in range(spec.games) for seating in seatings]
+
+
+def default_game_maker(name: str) -> GameMaker:
+    """The registry's engine of game ``name``."""
+
+    def make(seed: int, players: int, variant: str | None, options: Mapping[str, Any]) -> Game:
+        return new_game(name, seed, players=players, variant=variant, options=options)
+
+    return make
+
+
+def shorten(text: bytes | str, limit: int = FAULT_TEXT_CHARS) -> str:
+    """Offending text as printable, truncated text (bytes that are not UTF-8 are escaped)."""
+    if isinstance(text, bytes):
+        text = text[: limit * 4].decode("utf-8", errors="backslashreplace")
+    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more]"
+
+
+@dataclass
+class _Bot:
+    """The referee's view of one bot during a match."""
+
+    index: int
+    channel: BotChannel
+    bank: float
+    retired: bool = False
+    log: str = ""
+
+
+class _Retire(Exception):
+    """Internal: the current bot must be retired with this fault (never escapes)."""
+
+    def __init__(self, kind: str, reason: str, text: bytes | str = b"") -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+        self.text = shorten(text)
+
+
+def _exchange(channel: BotChannel, line: bytes | None, deadline: float) -> bytes:
+    """Send ``line`` (if any) and wait for the answer, turning channel trouble into _Retire."""
+    try:
+        if line is not None:
+            channel.send(line)
+        return channel.recv(deadline)
+    except BotTimeout as error:
+        raise _Retire(TIMEOUT, f"no answer in time ({error})") from None
+    except BotGone as error:
+        raise _Retire(CLOSED, f"the bot's output ended ({error})") from None
+    except BotLineTooLong as error:
+        raise _Retire(LINE_TOO_LONG, str(error), error.head) from None
+    except Exception as error:  # a channel must never break the referee
+        raise _Retire(CHANNEL_ERROR, f"channel failure: {error!r}") from None
+
+
+class Referee:
+    """Plays one match; use ``play_match`` (this class only holds the match's state)."""
+
+    def __init__(
+        self,
+        spec: MatchSpec,
+        bots: Sequence[BotInfo],
+        start: StartBot,
+        make_game: GameMaker,
+        clock: Callable[[], float],
+    ) -> None:
+        self.spec = spec
+        self.infos = list(bots)
+        self.players = len(self.infos) if spec.players is None else spec.players
+        if self.players != len(self.infos):
+            raise ValueError(f"{self.players} players need {self.players} bots, not {len(bots)}")
+        self.start = start
+        self.make_game = make_game
+        self.clock = clock
+        self.bots: list[_Bot] = []
+        self.faults: list[Fault] = []
+        self.game_records: list[JSONDict] = []
+
+    # Faults.
+
+    def _retire(self, bot: _Bot, retire: _Retire, **where: int | None) -> None:
+        self.faults.append(Fault(bot.index, retire.kind, retire.reason, retire.text, **where))
+        bot.retired = True
+        self._close(bot)
+
+    def _close(self, bot: _Bot) -> None:
+        with contextlib.suppress(Exception):  # best effort; the backend reaps what is left
+            bot.channel.close()
+        try:
+            bot.log = shorten(bot.channel.stderr(), LOG_CHARS)
+        except Exception:
+            bot.log = ""
+
+    def _send(self, bot: _Bot, message: JSONDict, **where: int | None) -> None:
+        """Send a message that needs no answer; a failure retires the bot."""
+        if bot.retired:
+            return
+        try:
+            bot.channel.send(protocol.encode(message))
+        except Exception as error:
+            self._retire(
+                bot, _Retire(CLOSED, f"could not send {message['type']}: {error}"), **where
+            )
+
+    # Phases of the match.
+
+    def _greet(self, first_game: Game, first_seating: list[int]) -> None:
+        time_control = self.spec.time.to_json()
+        for bot in self.bots:
+            hello = protocol.hello(
+                bot=bot.index,
+                seat=first_seating.index(bot.index),
+                game=first_game.name,
+                variant=first_game.variant,
+                options=first_game.options,
+                players=self.players,
+                games=len(schedule(self.spec, self.players)),
+                time=time_control,
+            )
+            self._send(bot, hello)
+        deadline = self.clock() + self.spec.time.startup_s
+        for bot in self.bots:
+            if bot.retired:
+                continue
+            try:
+                protocol.parse_ready(_exchange(bot.channel, None, deadline))
+            except _Retire as retire:
+                self._retire(bot, retire)
+            except protocol.BadAnswer as bad:
+                self._retire(bot, _Retire(bad.kind, str(bad)))
+
+    def _ask(self, bot: _Bot, game: Game, index: int, move: int, seat: int) -> tuple[Action, float]:
+        """The bot's legal action and the time it took; raises _Retire on any fault."""
+        legal = game.legal_actions(seat)
+        clock = self.spec.time
+        message = protocol.act(
+            game=index,
+            move=move,
+            seat=seat,
+            observation=game.observation(seat),
+            legal=legal,
+            move_s=clock.move_s,
+            bank_s=bot.bank,
+        )
+        sent = self.clock()
+        line = _exchange(bot.channel, protocol.encode(message), sent + clock.move_s + bot.bank)
+        used = self.clock() - sent
+        over = max(0.0, used - clock.move_s)
+        if over > bot.bank:
+            raise _Retire(TIMEOUT, f"answered after {used:.3f} s, past the move limit and bank")
+        bot.bank -= over
+        try:
+            return protocol.parse_action(line, legal), used
+        except protocol.BadAnswer as bad:
+            raise _Retire(bad.kind, str(bad), line) from None
+
+    def _play_game(self, index: int, deal: int, seating: list[int], game: Game) -> JSONDict:
+        times: list[float | None] = []
+        while not game.is_over():
+            seat = game.to_act()[0]
+            bot = self.bots[seating[seat]]
+            action: Action | None = None
+            used: float | None = None
+            if not bot.retired:
+                try:
+                    action, used = self._ask(bot, game, index, len(times), seat)
+                except _Retire as retire:
+                    self._retire(bot, retire, game=index, move=len(times), seat=seat)
+            if action is None:
+                action, used = game.fallback_action(seat), None
+            game.apply(seat, action)
+            times.append(None if used is None else round(used, 6))
+        result = game.result()
+        for seat, bot_index in enumerate(seating):
+            over = protocol.game_over(
+                game=index,
+                seat=seat,
+                scores=result.scores,
+                places=result.places,
+                revealed=game.revealed(),
+            )
+            self._send(self.bots[bot_index], over, game=index, seat=seat)
+        return {
+            "index": index,
+            "deal": deal,
+            "seating": list(seating),
+            "record": game.record(),
+            "times": times,
+            "result": result.to_json(),
+        }
+
+    def _new_game(self, deal: int) -> Game:
+        seed = derive_seed(self.spec.seed, deal)
+        return self.make_game(seed, self.players, self.spec.variant, self.spec.options)
+
+    def run(self) -> MatchOutcome:
+        games = schedule(self.spec, self.players)
+        first = self._new_game(0)  # refuses a bad variant or option before any bot starts
+        try:
+            for index in range(len(self.infos)):
+                self.bots.append(_Bot(index, self.start(index), self.spec.time.bank_s))
+            self._greet(first, games[0][1])
+            for index, (deal, seating) in enumerate(games):
+                game = first if index == 0 else self._new_game(deal)
+                self.game_records.append(self._play_game(index, deal, seating, game))
+            totals = self._totals()
+            for bot in self.bots:
+                self._send(bot, protocol.match_over(bot=bot.index, **totals.to_json()))
+        finally:
+            for bot in self.bots:
+                self._close(bot)
+        return self._outcome(first, totals)
+
+    def _totals(self) -> Result:
+        totals = [0.0] * len(self.infos)
+        for played in self.game_records:
+            for seat, bot_index in enumerate(played["seating"]):
+                totals[bot_index] += played["result"]["scores"][seat]
+        return Result.from_scores([_tidy(total) for total in totals])
+
+    def _outcome(self, first: Game, totals: Result) -> MatchOutcome:
+        header = {
+            "format": "cardjudge-match",
+            "version": 1,
+            "engine_version": judge.__version__,
+            "protocol": protocol.VERSION,
+            "game": first.name,
+            "variant": first.variant,
+            "players": self.players,
+            "options": dict(first.options),
+            "seed": self.spec.seed,
+            "games": self.spec.games,
+            "duplicate": self.spec.duplicate,
+            "seeds": [derive_seed(self.spec.seed, deal) for deal in range(self.spec.games)],
+            "bots": [{"name": info.name, "hash": info.content_hash} for info in self.infos],
+            "time": self.spec.time.to_json(),
+        }
+        faults = [fault.to_json() for fault in self.faults]
+        games = [
+            {key: played[key] for key in ("index", "deal", "seating", "result")}
+            for played in self.game_records
+        ]
+        record = {
+            "header": header,
+            "games": self.game_records,
+            "faults": faults,
+            "result": {"scores": list(totals.scores), "places": list(totals.places)},
+        }
+        return MatchOutcome(
+            game=first.name,
+            variant=first.variant,
+            seed=self.spec.seed,
+            bots=[info.name for info in self.infos],
+            scores=list(totals.scores),
+            places=list(totals.places),
+            faults=list(self.faults),
+            games=games,
+            record=record,
+            logs=[bot.log for bot in self.bots],
+        )
+
+
+def _tidy(total: float) -> float:
+    """Whole totals as ints, so records read 3 rather than 3.0."""
+    return int(total) if float(total).is_integer() else total
+
+
+def play_match(
+    spec: MatchSpec,
+    bots: Sequence[BotInfo],
+    start: StartBot,
+    *,
+    make_game: GameMaker | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> MatchOutcome:
+    """Play a whole match and return its outcome (call ``.to_json()`` to store it).
+
+    ``spec`` says what to play; ``bots`` names the bots (one per seat, in seat order for
+    the first game); ``start(i)`` starts bot ``i`` and returns its channel (a
+    ``judge.channel.BotChannel``: wrap a sandbox channel in
+    ``judge.cli.sandboxing.SandboxChannel``). Every channel is closed before this returns.
+
+    Bots' misbehaviour never raises: it becomes a ``Fault`` in the outcome. This raises
+    only for a bad request (``judge.engine.GameError`` for an unknown game, variant,
+    option or table size; ValueError when the bots do not fill the table) or when
+    ``start`` itself raises (the backend could not run a bot: an infrastructure problem
+    worth retrying, not the bot's fault); channels already started are closed first.
+
+    ``make_game`` replaces the registry's engine (tests use toy games); ``clock`` is the
+    time source for every deadline and must be the one the channels' ``recv`` uses.
+    """
+    maker = make_game or default_game_maker(spec.game)
+    return Referee(spec, bots, start, maker, clock).run()

@@ -1,0 +1,114 @@
+"""Scripted fake channels for referee tests: expect this message, answer that line.
+
+A fake bot is a function from each message the referee sends to a ``Reply`` (or None for
+messages that need no answer). Time is simulated by a ``FakeClock`` shared with the
+referee: a reply's ``delay`` advances it, and a delay past the deadline times out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from judge.channel import BotTimeout
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "judge" / "schemas"
+
+
+@dataclass
+class FakeClock:
+    now: float = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a fake bot does: after ``delay`` seconds, answer ``line`` or raise ``error``."""
+
+    line: bytes = b""
+    delay: float = 0.0
+    error: Exception | None = None
+    late: bool = False  # deliver the line even past the deadline (a racing channel)
+
+
+def ready() -> Reply:
+    return Reply(b'{"type":"ready"}')
+
+
+def action(value: Any, delay: float = 0.0) -> Reply:
+    return Reply(json.dumps({"type": "action", "action": value}).encode(), delay)
+
+
+Behaviour = Callable[[dict[str, Any]], "Reply | None"]
+
+
+def first_legal(message: dict[str, Any]) -> Reply | None:
+    if message["type"] == "hello":
+        return ready()
+    if message["type"] == "act":
+        return action(0)
+    return None
+
+
+@dataclass
+class FakeChannel:
+    behaviour: Behaviour
+    clock: FakeClock
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    pending: deque[Reply] = field(default_factory=deque)
+    closed: bool = False
+    log: bytes = b"fake log"
+
+    def send(self, line: bytes) -> None:
+        assert not self.closed, "the referee wrote to a closed channel"
+        message = json.loads(line)
+        self.sent.append(message)
+        reply = self.behaviour(message)
+        if reply is not None:
+            self.pending.append(reply)
+
+    def recv(self, deadline: float) -> bytes:
+        assert not self.closed, "the referee read from a closed channel"
+        reply = self.pending.popleft() if self.pending else Reply(delay=1e9)
+        if self.clock.now + reply.delay > deadline and not reply.late:
+            self.clock.now = max(self.clock.now, deadline)
+            raise BotTimeout("deadline passed")
+        self.clock.now += reply.delay
+        if reply.error is not None:
+            raise reply.error
+        return reply.line
+
+    def stderr(self) -> bytes:
+        return self.log
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def schema(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((SCHEMAS / f"{name}.json").read_text())
+    return loaded
+
+
+def validate_message(message: dict[str, Any]) -> None:
+    """Raise jsonschema.ValidationError unless ``message`` fits its type's schema."""
+    jsonschema.validate(message, schema(message["type"]))
+
+
+class Table:
+    """Fake bots for a match: ``table.start`` is the referee's starter."""
+
+    def __init__(self, *behaviours: Behaviour) -> None:
+        self.clock = FakeClock()
+        self.channels = [FakeChannel(b, self.clock) for b in behaviours]
+
+    def start(self, index: int) -> FakeChannel:
+        return self.channels[index]
