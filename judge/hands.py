@@ -103,6 +103,8 @@ PAIR_OF: Final = [PAIR << 20 | _n_of(m, 2) for m in _MASKS]
 TWO_PAIR_OF: Final = [TWO_PAIR << 20 | _n_of(m, 2) for m in _MASKS]
 TWO_PAIR_LOW: Final = [_n_of(m, 2) >> 8 for m in _MASKS]  # the lower pair's two fields
 FIVE_MIN: Final = FIVE_OF_A_KIND << 20
+QUADS_MIN: Final = FOUR_OF_A_KIND << 20
+FLUSH_MIN: Final = FLUSH << 20
 SF_MIN: Final = STRAIGHT_FLUSH << 20
 BEST_SCORE: Final = FIVE_OF[ACE_BIT]
 FIVE_OF_RANK: Final = [FIVE_OF[1 << r] for r in range(13)]
@@ -194,10 +196,18 @@ def _score(m: list[int], w: int, fl: int, st: list[int]) -> int:
 
 def _wild_flags(wild_ranks: Collection[int]) -> list[int]:
     """Per rank index 0..13: 0 natural, 1 wild, 2 a joker that is not wild (an error)."""
+    try:
+        return _FLAGS[wild_ranks]  # type: ignore[index]
+    except (KeyError, TypeError):
+        pass
     flags = [1 if r in wild_ranks else 0 for r in range(14)]
     if not flags[JOKER_RANK]:
         flags[JOKER_RANK] = 2
     return flags
+
+
+_FLAGS: Final[dict[frozenset[int], list[int]]] = {}
+_FLAGS.update((w, _wild_flags(w)) for w in (NO_WILDS, JOKERS_WILD, DEUCES_WILD))
 
 
 def _refuse(flag: int, c: Card) -> None:
@@ -297,15 +307,23 @@ class HandRow:
         m = self._m
         m[5 + k] |= b
         self.cards.append(c)
-        f = self._ft[sm]
-        if f > self._fl:
-            self._fl = f
+        fl = self._ft[sm]
+        if fl > self._fl:
+            self._fl = fl
+        else:
+            fl = self._fl
         old = self.score
-        if old >= FIVE_MIN:  # only a higher five of a kind can beat it
-            if k + self._w >= 5 and FIVE_OF_RANK[r] > old:
-                self.score = FIVE_OF_RANK[r]
-            return
-        self.score = _score(m, self._w, self._fl, self._st)
+        w = self._w
+        if old >= QUADS_MIN:  # cheap cases first: few cards can still improve these
+            if old >= FIVE_MIN:
+                if k + w >= 5 and FIVE_OF_RANK[r] > old:
+                    self.score = FIVE_OF_RANK[r]
+                return
+            if k + w < 4 and fl <= old and r + 1 <= old & 15:
+                return  # neither a group nor a flush nor a better kicker
+        elif old >= FLUSH_MIN and k + w < 2 and fl <= old:
+            return  # a lone natural card cannot better a flush or a full house
+        self.score = _score(m, w, fl, self._st)
 
     def _add_wild(self, c: Card) -> None:
         _refuse(self._flags[c.rank], c)
