@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from typing import Any
+
+import dj_database_url
 
 
 class SettingError(ValueError):
@@ -40,3 +43,37 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None or raw.strip() == "":
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SettingError(f"{name}={raw!r}: expected a number such as 2.5") from None
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(name) or default
+    if value not in choices:
+        raise SettingError(f"{name}={value!r}: expected one of {', '.join(choices)}")
+    return value
+
+
+def env_database(name: str, default: str) -> dict[str, Any]:
+    """A Django DATABASES entry from a URL (sqlite:///PATH or postgres://USER@HOST/NAME)."""
+    url = os.environ.get(name) or default
+    scheme = url.split(":", 1)[0]
+    if scheme not in ("sqlite", "postgres", "postgresql", "pgsql"):
+        raise SettingError(
+            f"{name}={url!r}: expected sqlite:///PATH or postgres://USER:PASSWORD@HOST:PORT/NAME"
+        )
+    try:
+        config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=60))
+    except ValueError as error:
+        raise SettingError(f"{name}={url!r}: {error}") from None
+    if not config.get("NAME"):
+        raise SettingError(f"{name}={url!r}: the URL names no database")
+    return config

@@ -3,9 +3,19 @@ outside debug mode, DJANGO_SECRET_KEY must be set."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from tournaments.env import SettingError, env_bool, env_list, env_str
+from tournaments.env import (
+    SettingError,
+    env_bool,
+    env_choice,
+    env_database,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -56,11 +66,70 @@ TEMPLATES = [
     },
 ]
 
+# SQLite in var/ by default; PostgreSQL with DATABASE_URL=postgres://USER@HOST:PORT/NAME.
 DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": env_str("SQLITE_PATH", str(BASE_DIR / "var" / "db.sqlite3")),
+    "default": env_database("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Several test sessions may share one server: each gets its own test database.
+    DATABASES["default"]["TEST"] = {
+        "NAME": env_str("DATABASE_TEST_NAME", f"test_{DATABASES['default']['NAME']}_{os.getpid()}")
     }
+
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "var" / "media")))
+MEDIA_URL = "media/"
+
+# How bots run: "docker" (isolated; production) or "local" (child processes, NOT secure).
+JUDGE_SANDBOX = env_choice("JUDGE_SANDBOX", "docker", ("docker", "local"))
+
+# Celery. Without a broker URL every task runs at once, in-process (development, tests).
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+if not CELERY_BROKER_URL:
+    CELERY_BROKER_URL = "memory://"
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
+CELERY_TASK_IGNORE_RESULT = True
+# A match is acknowledged only once it is stored, and goes back to the queue when the
+# worker process dies; each worker holds one message at a time.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Seconds. The hard limit must stay under the broker's visibility timeout, or Redis would
+# hand a match still being played to a second worker.
+MATCH_TIME_LIMIT = env_int("MATCH_TIME_LIMIT", 1800)
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 7200)
+if not 0 < MATCH_TIME_LIMIT < CELERY_VISIBILITY_TIMEOUT:
+    raise SettingError(
+        f"MATCH_TIME_LIMIT={MATCH_TIME_LIMIT} must be positive and below "
+        f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT}"
+    )
+CELERY_TASK_TIME_LIMIT = MATCH_TIME_LIMIT
+CELERY_TASK_SOFT_TIME_LIMIT = max(1, MATCH_TIME_LIMIT - 30)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+# A worker renews its lease on a match every third of this; the reaper requeues a match
+# whose lease ran out, and gives up after MATCH_MAX_ATTEMPTS claims.
+MATCH_LEASE_SECONDS = env_float("MATCH_LEASE_SECONDS", 60.0)
+MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3)
+REAPER_INTERVAL_SECONDS = env_float("REAPER_INTERVAL_SECONDS", 30.0)
+# A queued match not claimed for this long is sent to the broker again (lost messages).
+MATCH_REQUEUE_AFTER_SECONDS = env_float("MATCH_REQUEUE_AFTER_SECONDS", 900.0)
+for _name, _value in [
+    ("MATCH_LEASE_SECONDS", MATCH_LEASE_SECONDS),
+    ("MATCH_MAX_ATTEMPTS", MATCH_MAX_ATTEMPTS),
+    ("REAPER_INTERVAL_SECONDS", REAPER_INTERVAL_SECONDS),
+    ("MATCH_REQUEUE_AFTER_SECONDS", MATCH_REQUEUE_AFTER_SECONDS),
+]:
+    if _value <= 0:
+        raise SettingError(f"{_name}={_value}: must be positive")
+CELERY_BEAT_SCHEDULE = {
+    "reap-expired-leases": {
+        "task": "tournaments.tasks.reap_matches",
+        "schedule": REAPER_INTERVAL_SECONDS,
+    },
 }
 
 LANGUAGE_CODE = "en-us"

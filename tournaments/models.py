@@ -1,0 +1,265 @@
+"""What the service keeps: bots and their immutable versions, tournaments, matches, ratings.
+
+State changes go through tournaments.services (atomic, follow-up work after commit); the
+models only describe the rows and the few facts derived from one row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+class Bot(models.Model):
+    """A named player owned by a user (or a house bot, with no owner); code lives in versions."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="bots",
+    )
+    game = models.CharField(max_length=32)
+    name = models.CharField(max_length=64)
+    #: The name of a judge house policy (judge.bots) for house bots; empty for uploaded bots.
+    house_policy = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    retired = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["owner", "game", "name"], name="unique_bot_name"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+
+def bundle_code(files: dict[str, bytes]) -> tuple[bytes, str]:
+    """A deterministic zip of ``files`` and the SHA-256 of its content (same code, same hash).
+
+    The hash covers the file names and contents only, so zip metadata cannot change it.
+    """
+    digest = hashlib.sha256()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            data = files[name]
+            digest.update(name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data, zipfile.ZIP_DEFLATED)
+    return buffer.getvalue(), digest.hexdigest()
+
+
+class BotVersion(models.Model):
+    """One immutable, content-addressed version of a bot's code, with its check verdict."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        CHECKING = "checking"
+        ACCEPTED = "accepted"
+        REJECTED = "rejected"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    content_hash = models.CharField(max_length=64)
+    #: A zip holding main.py and the bot's other files (empty for house bots).
+    code = models.BinaryField(default=b"", blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    check_report = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["bot", "number"], name="unique_version_number"),
+            models.UniqueConstraint(fields=["bot", "content_hash"], name="unique_version_code"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None and "update_fields" not in kwargs:
+            stored = BotVersion.objects.filter(pk=self.pk).values("code", "content_hash").first()
+            if stored and (
+                bytes(stored["code"]) != bytes(self.code)
+                or stored["content_hash"] != self.content_hash
+            ):
+                raise ValueError("a bot version's code is immutable: upload a new version")
+        super().save(*args, **kwargs)
+
+
+class Tournament(models.Model):
+    """A set of bot versions, a format and its settings; matches are made when it starts."""
+
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tournaments",
+    )
+    name = models.CharField(max_length=100)
+    game = models.CharField(max_length=32)
+    variant = models.CharField(max_length=32, blank=True, default="")
+    options = models.JSONField(default=dict, blank=True)
+    #: Seats at a table; 0 means the game's default.
+    table_size = models.PositiveSmallIntegerField(default=0)
+    format = models.CharField(max_length=16, choices=Format.choices, default=Format.ROUND_ROBIN)
+    participants = models.ManyToManyField(BotVersion, related_name="tournaments", blank=True)
+    #: Games in each match (each table), and how many times each pairing or table is played.
+    games_per_pairing = models.PositiveIntegerField(default=2)
+    rounds = models.PositiveIntegerField(default=1)
+    duplicate = models.BooleanField(default=True)
+    rated = models.BooleanField(default=True)
+    #: Clocks for the referee (start-up, per move, bank) and sandbox limits, in seconds/MB.
+    time_control = models.JSONField(default=dict, blank=True)
+    limits = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    matches_total = models.PositiveIntegerField(default=0)
+    matches_done = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+    @property
+    def progress(self) -> float:
+        """The share of matches finished (or given up), 0 to 1."""
+        return self.matches_done / self.matches_total if self.matches_total else 0.0
+
+
+class Match(models.Model):
+    """One referee match at one table: who sits where, its seeds, and what happened.
+
+    ``attempt`` counts claims; the worker holding the current attempt and an unexpired
+    lease is the only one allowed to store the result.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    tournament = models.ForeignKey(
+        Tournament, null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
+    )
+    #: Order within the tournament (the queue order, chosen for meaningful partial standings).
+    number = models.PositiveIntegerField(default=0)
+    game = models.CharField(max_length=32)
+    variant = models.CharField(max_length=32, blank=True, default="")
+    options = models.JSONField(default=dict, blank=True)
+    games = models.PositiveIntegerField(default=1)
+    duplicate = models.BooleanField(default=False)
+    rated = models.BooleanField(default=True)
+    seed = models.BigIntegerField(default=0)
+    time_control = models.JSONField(default=dict, blank=True)
+    limits = models.JSONField(default=dict, blank=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    attempt = models.PositiveIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    worker = models.CharField(max_length=200, blank=True, default="")
+    #: {"scores": [...], "places": [...]} per seat, when done.
+    result = models.JSONField(null=True, blank=True)
+    faults = models.JSONField(default=list, blank=True)
+    replay = models.JSONField(null=True, blank=True)
+    #: Why the match failed (infrastructure), or the history of lost attempts.
+    failure = models.TextField(blank=True, default="")
+    #: Where the time went: {"sandbox": s, "referee": s, "database": s, ...}.
+    timings = models.JSONField(default=dict, blank=True)
+    #: Position in the global order in which ratings were updated (null: not rated yet).
+    rating_seq = models.BigIntegerField(null=True, blank=True, db_index=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        ordering = (
+            "tournament_id",
+            "number",
+            "id",
+        )
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game}, {self.status})"
+
+    def seat_versions(self) -> list[BotVersion]:
+        """The bot version in each seat, seat 0 first."""
+        return [seat.version for seat in self.seats.select_related("version__bot")]
+
+
+class Seat(models.Model):
+    """One seat of a match: which bot version sits there, and its log (shown to its owner)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    log = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = (
+            "match_id",
+            "index",
+        )
+        constraints = (models.UniqueConstraint(fields=["match", "index"], name="unique_seat"),)
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} seat {self.index}"
+
+
+class Rating(models.Model):
+    """A bot's current global Elo in its game (see docs/ratings.md)."""
+
+    bot = models.OneToOneField(Bot, on_delete=models.CASCADE, related_name="rating")
+    game = models.CharField(max_length=32, db_index=True)
+    elo = models.FloatField()
+    matches = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.bot.name}: {self.elo:.0f}"
+
+
+class RatingHistory(models.Model):
+    """One rating change: which match moved which bot from what to what."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_history")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    game = models.CharField(max_length=32)
+    before = models.FloatField()
+    after = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "rating history"
+        ordering = ("id",)
+        constraints = (
+            models.UniqueConstraint(fields=["bot", "match"], name="unique_rating_change"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.bot.name}: {self.before:.0f} -> {self.after:.0f}"
