@@ -40,7 +40,9 @@ class BotChannel(Protocol):
     def recv(self, deadline: float) -> bytes:
         """The bot's next line before ``deadline`` (a clock value, see the referee).
 
-        Raises BotTimeout, BotGone or BotLineTooLong.
+        A line already waiting is returned even when the deadline has passed (the referee
+        reads several bots against one start-up deadline). Raises BotTimeout, BotGone or
+        BotLineTooLong.
         """
 
     def stderr(self) -> bytes:

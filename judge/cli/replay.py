@@ -1,0 +1,105 @@
+"""``python -m judge replay FILE``: summarize, verify, or re-ask one seat of a match record.
+
+``--verify`` re-simulates every game and checks each result and the totals (exit 1 if
+anything differs). ``--seat K BOT`` sends BOT the very messages seat K received and lists
+the decisions where its answers differ from the record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from judge.cli.sandboxing import (
+    BotSpecError,
+    SandboxChannel,
+    SandboxUnavailable,
+    bot_environment,
+    make_backend,
+    prepare_bot,
+)
+from judge.engine import GameError
+from judge.replay import BadRecord, compare_seat, verify
+from sandbox.limits import Limits
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "replay",
+        help="verify a match record, or replay one seat to a bot",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", type=Path, metavar="FILE")
+    parser.add_argument("--verify", action="store_true", help="re-simulate and check")
+    parser.add_argument("--seat", nargs=2, metavar=("K", "BOT"), help="replay seat K to BOT")
+    parser.add_argument("--sandbox", choices=["local", "docker"], default="local")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        record = json.loads(args.file.read_text())
+        if not args.verify and not args.seat:
+            print(summary(record))
+            return 0
+        status = 0
+        if args.verify:
+            status |= _verify(record)
+        if args.seat:
+            status |= _seat(record, int(args.seat[0]), args.seat[1], args.sandbox)
+        return status
+    except (OSError, ValueError, KeyError, BadRecord, GameError, SandboxUnavailable) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def summary(record: dict[str, Any]) -> str:
+    header = record["header"]
+    bots = ", ".join(bot["name"] for bot in header["bots"])
+    lines = [
+        f"{header['game']} ({header['variant']}), seed {header['seed']}, "
+        f"{len(record['games'])} game(s), judge {header['engine_version']}",
+        f"bots: {bots}",
+        f"scores: {record['result']['scores']}  places: {record['result']['places']}",
+    ]
+    lines += [f"fault: bot {f['bot']} {f['kind']}: {f['reason']}" for f in record["faults"]]
+    return "\n".join(lines)
+
+
+def _verify(record: dict[str, Any]) -> int:
+    problems = verify(record)
+    for problem in problems:
+        print(f"MISMATCH {problem}")
+    if problems:
+        return 1
+    print(f"verified: {len(record['games'])} game(s) replay to the recorded results")
+    return 0
+
+
+def _seat(record: dict[str, Any], seat: int, bot_arg: str, sandbox: str) -> int:
+    players = record["header"]["players"]
+    if not 0 <= seat < players:
+        raise ValueError(f"seat {seat} does not exist; the table has seats 0 to {players - 1}")
+    with tempfile.TemporaryDirectory(prefix="judge-replay-") as work:
+        try:
+            bot = prepare_bot(bot_arg, record["header"]["game"], Path(work))
+        except BotSpecError as error:
+            raise ValueError(str(error)) from None
+        backend = make_backend(sandbox)
+        channel = SandboxChannel(
+            backend.start(bot.folder, label="replay", limits=Limits(), env=bot_environment(backend))
+        )
+        try:
+            asked, differences = compare_seat(record, seat, channel, time.monotonic)
+        finally:
+            channel.close()
+    for difference in differences:
+        print(f"DIFFERS {difference}")
+    print(f"seat {seat}: {asked} decision(s) asked, {len(differences)} differ")
+    return 1 if differences else 0
