@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -402,3 +404,15 @@ def test_a_finished_record_replays_to_the_same_result() -> None:
     record["actions"][0][1] = "pass"  # the first lead may not pass
     with pytest.raises(IllegalActionError, match="you lead this trick"):
         replay(record)
+
+
+def test_the_rules_page_names_only_tests_that_exist_and_every_rule_test() -> None:
+    root = Path(__file__).resolve().parents[2]
+    named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/bigtwo.md").read_text()))
+    defined = {
+        name
+        for path in Path(__file__).parent.glob("test_bigtwo*.py")
+        for name in re.findall(r"^def (test_\w+)", path.read_text(), re.MULTILINE)
+    }
+    assert named <= defined, named - defined
+    assert len(defined - named) <= 4, defined - named  # a few check machinery, not rules

@@ -178,7 +178,7 @@ def test_a_straight_flush_is_ranked_like_a_straight_with_suit_breaking_ties() ->
     assert combo("3h 4h 5h Ah 2h", "poker").kind is Kind.STRAIGHT_FLUSH
 
 
-def test_five_card_hands_rank_straight_flush_full_house_four_straight_flush() -> None:
+def test_five_card_kinds_rank_straight_flush_full_house_four_then_straight_flush() -> None:
     ladder = ["Jd Qc Kh As 2s", "3d 5d 7d 9d Jd", "3d 3c 3h 4d 4c", "3d 3c 3h 3s 4d"]
     ladder.append("3s 4s 5s 6s 7s")
     for low, high in pairwise(ladder):
