@@ -45,18 +45,22 @@ def card_values(card: Card) -> tuple[HalfPoints, ...]:
     return (2 * (card.rank + 2),)
 
 
+#: Per rank (2 .. A): the low value, and whether the card is an Ace or a picture.
+_LOW_VALUE: Final = tuple(2 * (rank + 2) for rank in range(9)) + (_PICTURE_LOW,) * 3 + (_ACE_LOW,)
+
+
 def reachable_totals(cards: Iterable[Card]) -> set[HalfPoints]:
     """Every total the hand can be counted as (half-points), by the Ace/picture shortcut."""
     base = aces = pictures = 0
     for card in cards:
-        if card.rank == _ACE:
+        rank = card.rank
+        base += _LOW_VALUE[rank]
+        if rank == _ACE:
             aces += 1
-            base += _ACE_LOW
-        elif card.rank in _PICTURES:
+        elif rank > 8:
             pictures += 1
-            base += _PICTURE_LOW
-        else:
-            base += 2 * (card.rank + 2)
+    if not pictures:
+        return {base + _ACE_STEP * a for a in range(aces + 1)}
     return {
         base + _ACE_STEP * a + _PICTURE_STEP * f
         for a in range(aces + 1)
