@@ -158,7 +158,11 @@ def _groups(hand: Iterable[int], of: int) -> dict[int, list[int]]:
     """Cards grouped by rank (``of=2``, shift) or by suit (``of=3``, mask), each sorted."""
     grouped: dict[int, list[int]] = {}
     for c in sorted(hand):
-        grouped.setdefault(c >> 2 if of == 2 else c & 3, []).append(c)
+        key = c >> 2 if of == 2 else c & 3
+        if key in grouped:
+            grouped[key].append(c)
+        else:
+            grouped[key] = [c]
     return grouped
 
 
@@ -222,21 +226,38 @@ def _fours(hand: Sequence[int], by_rank: dict[int, list[int]]) -> list[Combo]:
     return found
 
 
-def combos_of_size(hand: Sequence[int], size: int, straights: str = "big-two") -> list[Combo]:
-    """Every combination of ``size`` cards that ``hand`` (distinct card ids) can make."""
+def _fives(
+    hand: Sequence[int], by_rank: dict[int, list[int]], straights: str, weakest: Kind
+) -> list[Combo]:
+    """Every five-card hand of kind ``weakest`` or stronger (skipping weaker kinds is safe:
+    they cannot beat a trick of kind ``weakest``)."""
+    found = _runs(by_rank, straights)
+    if weakest > Kind.STRAIGHT:
+        found = [c for c in found if c.kind >= weakest]
+    if weakest <= Kind.FLUSH:
+        found += _flushes(hand, straights)
+    if weakest <= Kind.FULL_HOUSE:
+        found += _full_houses(by_rank)
+    if weakest <= Kind.FOUR_OF_A_KIND:
+        found += _fours(hand, by_rank)
+    return found
+
+
+def _of_size(
+    hand: Sequence[int], by_rank: dict[int, list[int]], size: int, straights: str, weakest: Kind
+) -> list[Combo]:
     if size == 1:
         return [Combo((c,), Kind.SINGLE, (1, Kind.SINGLE, c)) for c in hand]
-    by_rank = _groups(hand, of=2)
     if size in (2, 3):
         return _sets(by_rank, size)
     if size == 5:
-        return (
-            _runs(by_rank, straights)
-            + _flushes(hand, straights)
-            + _full_houses(by_rank)
-            + _fours(hand, by_rank)
-        )
+        return _fives(hand, by_rank, straights, weakest)
     return []
+
+
+def combos_of_size(hand: Sequence[int], size: int, straights: str = "big-two") -> list[Combo]:
+    """Every combination of ``size`` cards that ``hand`` (distinct card ids) can make."""
+    return _of_size(hand, _groups(hand, of=2), size, straights, Kind.STRAIGHT)
 
 
 def plays(
@@ -251,13 +272,18 @@ def plays(
     ``must_contain`` on the first lead of a deal; following, it is every combination of the
     trick's size that beats it.
     """
+    by_rank = _groups(hand, of=2)
     if trick is None:
-        found = [c for size in PLAY_SIZES for c in combos_of_size(hand, size, straights)]
+        found = [
+            c
+            for size in PLAY_SIZES
+            for c in _of_size(hand, by_rank, size, straights, Kind.STRAIGHT)
+        ]
         if must_contain is not None:
             found = [c for c in found if must_contain in c.cards]
     else:
-        size = trick.key[0]
-        found = [c for c in combos_of_size(hand, size, straights) if c.key > trick.key]
+        candidates = _of_size(hand, by_rank, trick.key[0], straights, trick.kind)
+        found = [c for c in candidates if c.key > trick.key]
     found.sort(key=lambda c: c.key)
     return found
 
