@@ -7,6 +7,7 @@ referee: a reply's ``delay`` advances it, and a delay past the deadline times ou
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import deque
 from collections.abc import Callable
@@ -98,9 +99,17 @@ def schema(name: str) -> dict[str, Any]:
     return loaded
 
 
+@functools.cache
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    loaded = schema(name)
+    validator_class = jsonschema.validators.validator_for(loaded)
+    validator_class.check_schema(loaded)
+    return validator_class(loaded)
+
+
 def validate_message(message: dict[str, Any]) -> None:
     """Raise jsonschema.ValidationError unless ``message`` fits its type's schema."""
-    jsonschema.validate(message, schema(message["type"]))
+    _validator(message["type"]).validate(message)
 
 
 class Table:
