@@ -324,6 +324,18 @@ def test_an_unknown_declaration_is_refused_saying_what_to_declare() -> None:
         game.apply(0, "21")
 
 
+def test_a_folded_unknown_or_malformed_move_is_refused_saying_why() -> None:
+    game = rigged(THREE)
+    with pytest.raises(IllegalActionError, match="there is no seat 9"):
+        game.apply(9, "expose 2c")
+    with pytest.raises(IllegalActionError, match="expose one of your face-down cards"):
+        game.apply(1, ["5d"])
+    expose_first(game)
+    play(game, "bet", "fold")
+    with pytest.raises(IllegalActionError, match="seat 0 has folded this hand"):
+        game.apply(0, "call")
+
+
 # Faulted seats and the end of the game.
 
 
