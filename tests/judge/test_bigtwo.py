@@ -336,6 +336,7 @@ def test_an_observation_does_not_change_when_hidden_cards_are_dealt_again() -> N
             hands, unused = [list(hand) for hand in game.hands], list(game.unused)
             for seat in range(game.players):
                 seen = game.observation(seat)
+                assert json.loads(json.dumps(seen)) == seen
                 moved += redeal_others(game, seat, rnd)
                 assert game.observation(seat) == seen
             game.hands, game.unused = hands, unused
