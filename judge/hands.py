@@ -425,7 +425,7 @@ def _hand(cards: Sequence[Card], flags: list[int], value: int) -> Hand:
     if key[0] in (FLUSH, STRAIGHT_FLUSH):
         suit = _flush_suit(naturals, len(wilds), value)
         wanted = [card(r, suit) for r in ranks]
-        used = [(w if w in naturals else wilds.pop(), w) for w in wanted]
+        used = [(w if w in naturals else wilds.pop(0), w) for w in wanted]
     else:
         used = []
         pool = naturals.copy()
@@ -437,7 +437,7 @@ def _hand(cards: Sequence[Card], flags: list[int], value: int) -> Hand:
             else:
                 taken = {s.suit for _, s in used if s.rank == r}
                 suit = next((s for s in range(4) if s not in taken), 0)
-                used.append((wilds.pop(), card(r, suit)))
+                used.append((wilds.pop(0), card(r, suit)))
     return Hand(
         key=key,
         category=CATEGORY_NAMES[key[0]],
