@@ -11,14 +11,13 @@ import json
 import secrets
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 from typing import Any
 
 from judge.cli.sandboxing import (
     BotSpecError,
     SandboxUnavailable,
-    make_backend,
+    backend_for_cli,
     prepare_bot,
     starter,
 )
@@ -88,11 +87,7 @@ def _play(spec: MatchSpec, bot_args: list[str], sandbox: str) -> MatchOutcome:
             prepare_bot(arg, spec.game, Path(work), seed=house_seed(spec.seed, index))
             for index, arg in enumerate(bot_args)
         ]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            backend = make_backend(sandbox)
-        for warning in caught:
-            print(f"warning: {warning.message}", file=sys.stderr)
+        backend = backend_for_cli(sandbox)
         start = starter(backend, bots, label=f"play-{spec.seed}")
         return play_match(spec, [bot.info for bot in bots], start)
 

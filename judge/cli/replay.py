@@ -19,8 +19,8 @@ from judge.cli.sandboxing import (
     BotSpecError,
     SandboxChannel,
     SandboxUnavailable,
+    backend_for_cli,
     bot_environment,
-    make_backend,
     prepare_bot,
 )
 from judge.engine import GameError
@@ -91,7 +91,7 @@ def _seat(record: dict[str, Any], seat: int, bot_arg: str, sandbox: str) -> int:
             bot = prepare_bot(bot_arg, record["header"]["game"], Path(work))
         except BotSpecError as error:
             raise ValueError(str(error)) from None
-        backend = make_backend(sandbox)
+        backend = backend_for_cli(sandbox)
         channel = SandboxChannel(
             backend.start(bot.folder, label="replay", limits=Limits(), env=bot_environment(backend))
         )

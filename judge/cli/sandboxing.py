@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import import_module
@@ -148,6 +150,16 @@ def make_backend(name: str) -> Backend:
             ) from None
         return backend
     raise SandboxUnavailable(f"no sandbox {name!r}; choose local or docker")
+
+
+def backend_for_cli(name: str) -> Backend:
+    """``make_backend``, with its warnings printed plainly on standard error."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        backend = make_backend(name)
+    for warning in caught:
+        print(f"warning: {warning.message}", file=sys.stderr)
+    return backend
 
 
 def bot_environment(backend: Backend) -> dict[str, str] | None:
