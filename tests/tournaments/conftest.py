@@ -1,0 +1,171 @@
+"""Shared pieces of the service tests: bots as code, entrants, and real worker processes.
+
+The database is the PostgreSQL server on this machine (pyproject sets DATABASE_URL for
+pytest); workers are real ``celery -A tournaments worker`` processes on Redis db 15.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from django.db import connection
+from pytest_django.fixtures import Settings as SettingsWrapper
+
+from tournaments import services
+from tournaments.celery import app as celery_app
+from tournaments.models import Bot, BotVersion, bundle_code
+
+REDIS_URL = "redis://127.0.0.1:6379/15"
+ROOT = Path(__file__).resolve().parents[2]
+
+#: A protocol bot that plays the first legal action after ``delay`` seconds per move.
+FIRST_LEGAL = """\
+import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "act":
+        time.sleep(%(delay)s)
+        print(json.dumps({"type": "action", "action": 0}), flush=True)
+    elif message["type"] == "match_over":
+        break
+"""
+
+#: A bot that says it is ready and then crashes at its first move.
+CRASHER = """\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    else:
+        sys.exit("crashing on purpose at the first move")
+"""
+
+
+def uploaded(game: str, name: str, source: str) -> BotVersion:
+    """An accepted version of a bot whose main.py is ``source``."""
+    bot = Bot.objects.create(owner=None, game=game, name=name)
+    code, digest = bundle_code({"main.py": source.encode()})
+    return services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+
+
+def first_legal(game: str, name: str, delay: float = 0.0) -> BotVersion:
+    return uploaded(game, name, FIRST_LEGAL % {"delay": delay})
+
+
+@pytest.fixture
+def local_sandbox(settings: SettingsWrapper) -> None:
+    settings.JUDGE_SANDBOX = "local"
+
+
+class Workers:
+    """Starts Celery worker processes against the test database and stops them by PID."""
+
+    def __init__(self, env: dict[str, str], folder: Path) -> None:
+        self.env = env
+        self.folder = folder
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def start(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
+        log = open(self.folder / f"worker-{name}.log", "wb")  # noqa: SIM115
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "tournaments",
+                "worker",
+                "--pool",
+                "prefork",
+                "--concurrency",
+                "1",
+                "--prefetch-multiplier",
+                "1",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "--loglevel",
+                "INFO",
+                "--hostname",
+                f"{name}@%h",
+                *extra,
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: killed as a whole
+        )
+        self.processes.append(process)
+        return process
+
+    def start_with_reaper(self, name: str) -> subprocess.Popen[bytes]:
+        """A worker that also runs Celery beat, so the reaper runs every second."""
+        return self.start(name, "--beat", "--schedule", str(self.folder / "beat-schedule"))
+
+    def kill(self, process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
+        if process.poll() is None:
+            os.killpg(process.pid, sig)
+        process.wait(timeout=30)
+
+    def stop_all(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=15)
+
+
+@pytest.fixture
+def redis_broker() -> Iterator[None]:
+    """This process sends tasks to Redis db 15 (emptied) instead of running them itself."""
+    client = redis.Redis.from_url(REDIS_URL)
+    client.flushdb()
+    saved = {key: celery_app.conf[key] for key in ("task_always_eager", "broker_url")}
+    celery_app.conf.update(task_always_eager=False, broker_url=REDIS_URL)
+    yield
+    celery_app.conf.update(saved)
+    client.flushdb()
+
+
+@pytest.fixture
+def workers(transactional_db: None, redis_broker: None, tmp_path: Path) -> Iterator[Workers]:
+    database = connection.settings_dict
+    url = f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tournaments.settings",
+        "DATABASE_URL": url,
+        "CELERY_BROKER_URL": REDIS_URL,
+        "JUDGE_SANDBOX": "local",
+        "MATCH_LEASE_SECONDS": "2",
+        "REAPER_INTERVAL_SECONDS": "1",
+        "MATCH_REQUEUE_AFTER_SECONDS": "600",
+    }
+    pool = Workers(env, tmp_path)
+    yield pool
+    pool.stop_all()
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")

@@ -1,0 +1,191 @@
+"""The match service in one process: claims, leases, exactly-once results and ratings.
+
+Tasks run in-process here (no broker); test_worker.py does the same with real workers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.core.management import call_command
+from django.db import transaction
+from django.utils import timezone
+from pytest_django.fixtures import Settings as SettingsWrapper
+
+from tests.tournaments.conftest import CRASHER, first_legal, uploaded
+from tournaments import services, tasks
+from tournaments.models import Match, Rating, RatingHistory, Tournament
+from tournaments.ratings_store import recompute
+from tournaments.standings import tournament_table
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("local_sandbox"),
+    pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning"),
+]
+
+
+def small_round_robin(entrants: int = 3, **fields: object) -> Tournament:
+    versions = [first_legal("bigtwo", f"bot{i}") for i in range(entrants - 1)]
+    versions.append(services.house_version("bigtwo", "random"))
+    return services.create_tournament(
+        None, "cup", "bigtwo", versions, table_size=2, games_per_pairing=1, seed=4, **fields
+    )
+
+
+def test_starting_a_tournament_plays_every_match_after_commit() -> None:
+    tournament = small_round_robin(rated=False)
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+        assert Match.objects.filter(status=Match.Status.QUEUED).count() == 3
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    assert (tournament.matches_done, tournament.matches_total) == (3, 3)
+    assert set(Match.objects.values_list("status", "attempt")) == {(Match.Status.DONE, 1)}
+    table = tournament_table(tournament)
+    assert sum(row.points for row in table.rows) == 3
+    assert all(row.elo_low < row.elo < row.elo_high for row in table.rows)
+    assert Rating.objects.count() == 0
+
+
+def test_a_rolled_back_start_queues_nothing() -> None:
+    tournament = small_round_robin()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        services.start_tournament(tournament.pk)
+        raise RuntimeError("the request failed after starting")
+    assert Match.objects.count() == 0
+
+
+def test_only_one_of_two_claims_wins_and_only_its_attempt_may_store() -> None:
+    tournament = small_round_robin()
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+        Match.objects.update(status=Match.Status.CANCELLED)  # keep them from playing
+    match = Match.objects.first()
+    assert match is not None
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.QUEUED)
+    assert services.claim_match(match.pk, "first") == 1
+    assert services.claim_match(match.pk, "second") is None
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now())
+    assert services.claim_match(match.pk, "third") == 2
+    outcome = {"scores": [1, -1], "places": [1, 2], "games": [], "logs": ["", ""]}
+    assert not services.finish_match(match.pk, 1, outcome)
+    assert not services.renew_lease(match.pk, 1)
+    assert services.finish_match(match.pk, 2, outcome)
+    assert not services.finish_match(match.pk, 2, outcome)
+    assert RatingHistory.objects.filter(match=match).count() == 2
+
+
+def test_a_task_delivered_again_for_a_finished_match_changes_nothing() -> None:
+    tournament = small_round_robin()
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+    match = Match.objects.first()
+    assert match is not None
+    before = (match.result, match.attempt, match.finished_at, match.replay)
+    elo = dict(Rating.objects.values_list("bot_id", "elo"))
+    assert tasks.play_match.apply(args=[match.pk]).get() == "not claimed"
+    match.refresh_from_db()
+    assert (match.result, match.attempt, match.finished_at, match.replay) == before
+    assert dict(Rating.objects.values_list("bot_id", "elo")) == elo
+
+
+def test_a_crashing_bot_is_a_fault_in_the_result_and_is_not_retried() -> None:
+    crasher = uploaded("bigtwo", "crasher", CRASHER)
+    steady = first_legal("bigtwo", "steady")
+    tournament = services.create_tournament(
+        None, "cup", "bigtwo", [crasher, steady], table_size=2, games_per_pairing=2
+    )
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+    match = Match.objects.get()
+    assert (match.status, match.attempt) == (Match.Status.DONE, 1)
+    seat = [s.version_id for s in match.seats.all()].index(crasher.pk)
+    assert [(f["kind"], f["bot"], f["game"]) for f in match.faults] == [("closed", seat, 0)]
+    assert "crashing on purpose" in match.seats.get(index=seat).log
+    assert match.replay is not None and len(match.replay["games"]) == 4
+
+
+def test_infrastructure_trouble_is_retried_then_given_up_with_reasons(
+    settings: SettingsWrapper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.MATCH_MAX_ATTEMPTS = 3
+
+    def broken() -> object:
+        raise ConnectionError("Docker engine not answering")
+
+    monkeypatch.setattr(tasks, "sandbox_backend", broken)
+    tournament = services.create_tournament(
+        None,
+        "cup",
+        "bigtwo",
+        [first_legal("bigtwo", "a"), first_legal("bigtwo", "b")],
+        table_size=2,
+    )
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+    match = Match.objects.get()
+    assert (match.status, match.attempt) == (Match.Status.FAILED, 3)
+    assert match.failure.count("Docker engine not answering") == 3
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+
+
+def test_the_reaper_requeues_an_expired_lease_and_gives_up_after_the_last_attempt(
+    settings: SettingsWrapper,
+) -> None:
+    settings.MATCH_MAX_ATTEMPTS = 2
+    tournament = small_round_robin(entrants=2)
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+        Match.objects.update(status=Match.Status.CANCELLED)
+    match = Match.objects.get()
+    past = timezone.now() - dt.timedelta(seconds=1)
+    Match.objects.filter(pk=match.pk).update(
+        status=Match.Status.RUNNING, attempt=1, lease_expires_at=past, worker="gone:1"
+    )
+    assert services.reap_matches()["requeued"] == 1  # requeued and played at once
+    match.refresh_from_db()
+    assert (match.status, match.attempt) == (Match.Status.DONE, 2)
+    assert "worker gone:1 lost" in match.failure
+    Match.objects.filter(pk=match.pk).update(
+        status=Match.Status.RUNNING, lease_expires_at=past, result=None
+    )
+    assert services.reap_matches()["failed"] == 1
+    match.refresh_from_db()
+    assert match.status == Match.Status.FAILED and "gave up after 2 attempts" in match.failure
+
+
+def test_cancel_stops_the_queue_and_resume_finishes_it(settings: SettingsWrapper) -> None:
+    tournament = small_round_robin(entrants=4)
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+        services.cancel_tournament(tournament.pk)
+    assert Match.objects.filter(status=Match.Status.CANCELLED).count() == 6
+    services.resume_tournament(tournament.pk)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    assert Match.objects.filter(status=Match.Status.DONE).count() == 6
+
+
+def test_recomputed_ratings_equal_the_incremental_ones() -> None:
+    tournament = small_round_robin(entrants=5, rounds=2)
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+    assert Match.objects.filter(status=Match.Status.DONE).count() == 20
+    report = recompute()
+    assert report.matches == 20 and report.differences == {}
+    assert report.ratings == dict(Rating.objects.values_list("bot_id", "elo"))
+    assert len(set(report.ratings.values())) > 1
+    call_command("recompute_ratings")  # raises CommandError on any difference
+    Rating.objects.filter(pk=Rating.objects.first().pk).update(elo=1234.5)  # type: ignore[union-attr]
+    call_command("recompute_ratings", "--write")
+    assert recompute().differences == {}
+
+
+def test_it_refuses_a_table_larger_than_the_entrants() -> None:
+    with pytest.raises(services.ServiceError, match="at least 4 different"):
+        services.create_tournament(
+            None, "cup", "bigtwo", [first_legal("bigtwo", "a"), first_legal("bigtwo", "b")]
+        )

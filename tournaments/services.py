@@ -1,0 +1,369 @@
+"""Every state change of the service: small atomic functions, follow-up work after commit.
+
+Nothing else writes bots, tournaments, matches or ratings. Each function runs in one
+transaction; tasks are enqueued with ``transaction.on_commit``, so a worker never sees a
+row that is not yet committed, and nothing is enqueued for a rolled-back change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from judge.games import game_class
+from judge.rng import derive_seed
+from tournaments import ratings
+from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
+from tournaments.schedule import schedule
+
+
+class ServiceError(ValueError):
+    """A request the service cannot carry out as asked; the message says why."""
+
+
+# Bots.
+
+
+def create_bot(owner: User | None, game: str, name: str, house_policy: str = "") -> Bot:
+    game_class(game)  # refuses an unknown game, naming the ones there are
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(owner=owner, game=game, name=name, house_policy=house_policy)
+    except IntegrityError:
+        raise ServiceError(f"you already have a {game} bot named {name!r}") from None
+
+
+@transaction.atomic
+def add_version(
+    bot: Bot, code: bytes, content_hash: str, status: str = BotVersion.Status.PENDING
+) -> BotVersion:
+    """The version of ``bot`` with this code: the existing one if the hash is known."""
+    Bot.objects.select_for_update().get(pk=bot.pk)
+    existing = bot.versions.filter(content_hash=content_hash).first()
+    if existing is not None:
+        return existing
+    number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    return BotVersion.objects.create(
+        bot=bot, number=number, code=code, content_hash=content_hash, status=status
+    )
+
+
+@transaction.atomic
+def house_version(game: str, policy: str) -> BotVersion:
+    """The (single, accepted) version of the house bot ``policy`` of ``game``."""
+    bot, _ = Bot.objects.get_or_create(
+        owner=None, game=game, name=f"house:{policy}", defaults={"house_policy": policy}
+    )
+    return add_version(bot, b"", f"house:{game}:{policy}", BotVersion.Status.ACCEPTED)
+
+
+# Tournaments.
+
+
+def create_tournament(
+    owner: User | None,
+    name: str,
+    game: str,
+    participants: Sequence[BotVersion],
+    **fields: Any,
+) -> Tournament:
+    """A draft tournament; ``fields`` are Tournament fields (variant, rounds, seed, ...)."""
+    engine = game_class(game)
+    size = fields.pop("table_size", 0) or engine.default_players
+    if not engine.min_players <= size <= engine.max_players:
+        raise ServiceError(
+            f"{game} tables seat {engine.min_players} to {engine.max_players}, not {size}"
+        )
+    foreign = [v for v in participants if v.bot.game != game]
+    if foreign:
+        raise ServiceError(f"{foreign[0]} plays {foreign[0].bot.game}, not {game}")
+    if len({v.pk for v in participants}) < size:
+        raise ServiceError(f"a table of {size} needs at least {size} different bot versions")
+    with transaction.atomic():
+        tournament = Tournament.objects.create(
+            owner=owner, name=name, game=game, table_size=size, **fields
+        )
+        tournament.participants.set(participants)
+    return tournament
+
+
+@transaction.atomic
+def start_tournament(tournament_id: int) -> Tournament:
+    """Make every match of the schedule and queue them, in the schedule's order."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    if tournament.status != Tournament.Status.DRAFT:
+        raise ServiceError(f"tournament {tournament_id} is {tournament.status}, not a draft")
+    entrants = list(tournament.participants.order_by("id"))
+    tables = schedule(len(entrants), tournament.table_size, tournament.rounds, tournament.seed)
+    now = timezone.now()
+    for number, table in enumerate(tables):
+        match = Match.objects.create(
+            tournament=tournament,
+            number=number,
+            game=tournament.game,
+            variant=tournament.variant,
+            options=tournament.options,
+            games=tournament.games_per_pairing,
+            duplicate=tournament.duplicate,
+            rated=tournament.rated,
+            seed=derive_seed(tournament.seed, "match", number),
+            time_control=tournament.time_control,
+            limits=tournament.limits,
+            enqueued_at=now,
+        )
+        Seat.objects.bulk_create(
+            Seat(match=match, index=i, version=entrants[p]) for i, p in enumerate(table)
+        )
+    tournament.status = Tournament.Status.RUNNING
+    tournament.matches_total = len(tables)
+    tournament.matches_done = 0
+    tournament.started_at = now
+    tournament.save()
+    _enqueue(tournament.matches.order_by("number").values_list("id", flat=True))
+    return tournament
+
+
+@transaction.atomic
+def cancel_tournament(tournament_id: int) -> Tournament:
+    """Stop queueing: queued matches are cancelled; matches being played still finish."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    if tournament.status != Tournament.Status.RUNNING:
+        raise ServiceError(f"tournament {tournament_id} is {tournament.status}, not running")
+    tournament.matches.filter(status=Match.Status.QUEUED).update(status=Match.Status.CANCELLED)
+    tournament.status = Tournament.Status.CANCELLED
+    tournament.save(update_fields=["status"])
+    return tournament
+
+
+@transaction.atomic
+def resume_tournament(tournament_id: int) -> Tournament:
+    """Queue again what was cancelled or left queued (after a cancel or a restart)."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    if tournament.status not in (Tournament.Status.CANCELLED, Tournament.Status.RUNNING):
+        raise ServiceError(f"tournament {tournament_id} is {tournament.status}; nothing to resume")
+    waiting = tournament.matches.filter(status__in=(Match.Status.CANCELLED, Match.Status.QUEUED))
+    waiting.update(status=Match.Status.QUEUED, enqueued_at=timezone.now())
+    tournament.status = Tournament.Status.RUNNING
+    tournament.save(update_fields=["status"])
+    _enqueue(waiting.order_by("number").values_list("id", flat=True))
+    _close_if_complete(tournament.pk)
+    return tournament
+
+
+def _enqueue(match_ids: Iterable[int]) -> None:
+    from tournaments.tasks import play_match  # the tasks module imports this one
+
+    ids = list(match_ids)
+    transaction.on_commit(lambda: [play_match.delay(match_id) for match_id in ids])
+
+
+def _close_if_complete(tournament_id: int | None) -> None:
+    if tournament_id is None:
+        return
+    Tournament.objects.filter(
+        pk=tournament_id, status=Tournament.Status.RUNNING, matches_done__gte=F("matches_total")
+    ).update(status=Tournament.Status.FINISHED, finished_at=timezone.now())
+
+
+def _count_done(match: Match) -> None:
+    if match.tournament_id is not None:
+        Tournament.objects.filter(pk=match.tournament_id).update(matches_done=F("matches_done") + 1)
+        _close_if_complete(match.tournament_id)
+
+
+# Matches: claim, lease, finish.
+
+
+def _lease_end() -> dt.datetime:
+    return timezone.now() + dt.timedelta(seconds=settings.MATCH_LEASE_SECONDS)
+
+
+def claim_match(match_id: int, worker: str) -> int | None:
+    """Take the match for ``worker``: the new attempt number, or None if someone else has it.
+
+    One conditional UPDATE: only a queued match, or a running one whose lease ran out, can
+    be claimed, and only while attempts remain; exactly one of several racing workers
+    sees its row count be 1.
+    """
+    now = timezone.now()
+    claimable = Q(status=Match.Status.QUEUED) | Q(
+        status=Match.Status.RUNNING, lease_expires_at__lt=now
+    )
+    taken = Match.objects.filter(
+        claimable, pk=match_id, attempt__lt=settings.MATCH_MAX_ATTEMPTS
+    ).update(
+        status=Match.Status.RUNNING,
+        attempt=F("attempt") + 1,
+        lease_expires_at=_lease_end(),
+        worker=worker,
+        started_at=now,
+    )
+    if taken != 1:
+        return None
+    attempt: int = Match.objects.values_list("attempt", flat=True).get(pk=match_id)
+    return attempt
+
+
+def renew_lease(match_id: int, attempt: int) -> bool:
+    """Extend the lease of the current attempt; False once another attempt has the match."""
+    return (
+        Match.objects.filter(pk=match_id, attempt=attempt, status=Match.Status.RUNNING).update(
+            lease_expires_at=_lease_end()
+        )
+        == 1
+    )
+
+
+@transaction.atomic
+def finish_match(
+    match_id: int,
+    attempt: int,
+    outcome: dict[str, Any],
+    timings: dict[str, float] | None = None,
+) -> bool:
+    """Store a played match: result, faults, replay, logs and ratings, all or nothing.
+
+    Only the holder of the current attempt may do this; anyone else gets False and
+    changes nothing (their result is a duplicate of, or lost to, the current attempt).
+    """
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.attempt != attempt or match.status != Match.Status.RUNNING:
+        return False
+    match.status = Match.Status.DONE
+    match.result = {
+        "scores": outcome["scores"],
+        "places": outcome["places"],
+        "games": [
+            {"seating": g["seating"], "result": g["result"]} for g in outcome.get("games", [])
+        ],
+    }
+    match.faults = outcome.get("faults", [])
+    match.replay = outcome.get("record")
+    match.finished_at = timezone.now()
+    match.lease_expires_at = None
+    match.timings = dict(timings or {})
+    seats = list(match.seats.select_related("version__bot").order_by("index"))
+    for seat, log in zip(seats, outcome.get("logs", []), strict=False):
+        seat.log = log
+    Seat.objects.bulk_update(seats, ["log"])
+    if match.rated:
+        _rate(match, [seat.version.bot for seat in seats], outcome["places"])
+    match.save()
+    _count_done(match)
+    return True
+
+
+def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:
+    """Move the global Elo of the match's bots, holding their rating rows locked.
+
+    ``rating_seq`` records the order: a match sharing a bot with an earlier one waits for
+    its lock, so it reads a larger sequence number; equal numbers only go to matches with
+    no bot in common, whose updates commute (recompute_ratings relies on this).
+    """
+    Rating.objects.bulk_create(
+        [Rating(bot=bot, game=bot.game, elo=ratings.START_ELO) for bot in bots],
+        ignore_conflicts=True,
+    )
+    ids = sorted({bot.pk for bot in bots})
+    locked = {r.bot_id: r for r in Rating.objects.select_for_update().filter(bot_id__in=ids)}
+    match.rating_seq = (Match.objects.aggregate(seq=Max("rating_seq"))["seq"] or 0) + 1
+    placing = ratings.Placing(tuple(bot.pk for bot in bots), tuple(places))
+    after = ratings.elo_update({pk: r.elo for pk, r in locked.items()}, placing)
+    for pk, elo in after.items():
+        rating = locked[pk]
+        RatingHistory.objects.create(
+            bot_id=pk, match=match, game=match.game, before=rating.elo, after=elo
+        )
+        rating.elo = elo
+        rating.matches += 1
+        rating.save(update_fields=["elo", "matches", "updated_at"])
+
+
+@transaction.atomic
+def release_match(match_id: int, attempt: int, reason: str) -> bool:
+    """Give the match back after an infrastructure fault: queued again, or failed for good.
+
+    Returns True when it was queued again (and enqueued after commit).
+    """
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.attempt != attempt or match.status != Match.Status.RUNNING:
+        return False
+    match.failure += f"attempt {attempt}: {reason}\n"
+    match.lease_expires_at = None
+    if match.attempt >= settings.MATCH_MAX_ATTEMPTS:
+        match.status = Match.Status.FAILED
+        match.finished_at = timezone.now()
+        match.save()
+        _count_done(match)
+        return False
+    match.status = Match.Status.QUEUED
+    match.enqueued_at = timezone.now()
+    match.save()
+    _enqueue([match.pk])
+    return True
+
+
+@transaction.atomic
+def fail_match(match_id: int, attempt: int, reason: str) -> bool:
+    """Give up on a match that can never be played as stored (a bad request)."""
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.attempt != attempt or match.status != Match.Status.RUNNING:
+        return False
+    match.failure += f"attempt {attempt}: {reason}\n"
+    match.status = Match.Status.FAILED
+    match.lease_expires_at = None
+    match.finished_at = timezone.now()
+    match.save()
+    _count_done(match)
+    return True
+
+
+def reap_matches() -> dict[str, int]:
+    """Return expired leases to the queue, give up after MATCH_MAX_ATTEMPTS, resend lost
+    messages. Returns how many matches were requeued, failed and resent."""
+    now = timezone.now()
+    counts = {"requeued": 0, "failed": 0, "resent": 0}
+    expired = Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now)
+    for match_id in list(expired.values_list("id", flat=True)):
+        with transaction.atomic():
+            match = (
+                Match.objects.select_for_update()
+                .filter(pk=match_id, status=Match.Status.RUNNING, lease_expires_at__lt=now)
+                .first()
+            )
+            if match is None:
+                continue
+            counts["requeued" if _requeue_expired(match) else "failed"] += 1
+    stale = now - dt.timedelta(seconds=settings.MATCH_REQUEUE_AFTER_SECONDS)
+    with transaction.atomic():
+        lost = Match.objects.filter(status=Match.Status.QUEUED, enqueued_at__lt=stale)
+        ids = list(lost.values_list("id", flat=True))
+        lost.update(enqueued_at=now)
+        _enqueue(ids)
+        counts["resent"] = len(ids)
+    return counts
+
+
+def _requeue_expired(match: Match) -> bool:
+    reason = f"attempt {match.attempt}: lease expired (worker {match.worker or '?'} lost)\n"
+    match.failure += reason
+    match.lease_expires_at = None
+    if match.attempt >= settings.MATCH_MAX_ATTEMPTS:
+        match.status = Match.Status.FAILED
+        match.failure += f"gave up after {match.attempt} attempts\n"
+        match.finished_at = timezone.now()
+        match.save()
+        _count_done(match)
+        return False
+    match.status = Match.Status.QUEUED
+    match.enqueued_at = timezone.now()
+    match.save()
+    _enqueue([match.pk])
+    return True

@@ -1,0 +1,159 @@
+"""Celery tasks. They take ids, and running one twice changes nothing the first did not.
+
+``play_match`` claims the match (a conditional UPDATE), keeps its lease alive on a thread
+while the referee plays, and stores the outcome only if it still holds the attempt. A bot's
+fault is part of the result; only infrastructure trouble (the sandbox cannot start a bot,
+the database is unreachable) gives the match back to be tried again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from typing import Any
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_ready
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
+
+from judge.engine import GameError
+from sandbox.backend import Backend
+from tournaments import runner, services
+from tournaments.models import Match
+
+log = logging.getLogger(__name__)
+
+
+class LeaseKeeper(threading.Thread):
+    """Renews the lease of one attempt every third of the lease until stopped.
+
+    ``lost`` is set when the renewal finds that another attempt holds the match.
+    """
+
+    def __init__(self, match_id: int, attempt: int) -> None:
+        super().__init__(name=f"lease-{match_id}", daemon=True)
+        self.match_id = match_id
+        self.attempt = attempt
+        self.stopped = threading.Event()
+        self.lost = threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self.stopped.wait(settings.MATCH_LEASE_SECONDS / 3):
+                try:
+                    if not services.renew_lease(self.match_id, self.attempt):
+                        self.lost.set()
+                        return
+                except DatabaseError:
+                    log.warning("match %s: could not renew the lease", self.match_id)
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=5)
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def load_plan(match_id: int) -> runner.MatchPlan:
+    match = Match.objects.get(pk=match_id)
+    seats = [
+        runner.SeatPlan(
+            name=f"{version.bot.name} v{version.number}",
+            content_hash=version.content_hash,
+            code=bytes(version.code),
+            house_policy=version.bot.house_policy,
+        )
+        for version in match.seat_versions()
+    ]
+    return runner.MatchPlan(
+        match_id=match.pk,
+        game=match.game,
+        variant=match.variant,
+        options=dict(match.options),
+        seed=match.seed,
+        games=match.games,
+        duplicate=match.duplicate,
+        time_control=dict(match.time_control),
+        limits=dict(match.limits),
+        seats=seats,
+    )
+
+
+def sandbox_backend() -> Backend:
+    return runner.make_backend(settings.JUDGE_SANDBOX)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=10)
+def play_match(self: Any, match_id: int) -> str:
+    """Play and store match ``match_id`` unless another attempt has it; returns what happened."""
+    began = time.perf_counter()
+    try:
+        attempt = services.claim_match(match_id, worker_name())
+    except (OperationalError, InterfaceError) as error:
+        raise self.retry(exc=error, countdown=5) from None
+    if attempt is None:
+        return "not claimed"
+    keeper = LeaseKeeper(match_id, attempt)
+    keeper.start()
+    try:
+        plan = load_plan(match_id)
+        database = time.perf_counter() - began
+        outcome, timings = runner.play(plan, sandbox_backend)
+    except runner.InfrastructureError as error:
+        keeper.stop()
+        services.release_match(match_id, attempt, str(error))
+        return "released"
+    except (GameError, ValueError) as error:
+        keeper.stop()
+        services.fail_match(match_id, attempt, f"cannot be played: {error}")
+        return "failed"
+    except SoftTimeLimitExceeded:
+        keeper.stop()
+        services.fail_match(match_id, attempt, "ran past the match time limit")
+        return "failed"
+    except (OperationalError, InterfaceError) as error:
+        keeper.stop()
+        # The lease runs out by the retry, so the retry (or the reaper) can claim it again.
+        raise self.retry(exc=error, countdown=settings.MATCH_LEASE_SECONDS + 1) from None
+    keeper.stop()
+    stored = time.perf_counter()
+    figures = {"sandbox_start": timings.sandbox_start, "referee": timings.referee}
+    try:
+        done = services.finish_match(match_id, attempt, outcome, figures)
+        if done:  # the time spent storing is only known now; one small write records it
+            figures["database"] = database + time.perf_counter() - stored
+            Match.objects.filter(pk=match_id, attempt=attempt).update(timings=figures)
+    except (OperationalError, InterfaceError) as error:
+        raise self.retry(exc=error, countdown=settings.MATCH_LEASE_SECONDS + 1) from None
+    return "stored" if done else "lost the lease"
+
+
+@shared_task(acks_late=True)
+def reap_matches() -> dict[str, int]:
+    """Periodic (beat): requeue matches whose worker vanished; see services.reap_matches."""
+    return services.reap_matches()
+
+
+@worker_ready.connect
+def remove_leftover_containers(**_: Any) -> None:
+    """Containers of matches that a dead worker on this host left behind are removed."""
+    if settings.JUDGE_SANDBOX != "docker":
+        return
+    try:
+        backend = sandbox_backend()
+    except ImportError:
+        log.warning("the docker sandbox is not available; leftover containers not checked")
+        return
+    remove = getattr(backend, "remove_leftovers", None)
+    if remove is not None:
+        removed = remove()
+        log.info("removed leftover containers: %s", removed)
