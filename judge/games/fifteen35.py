@@ -94,6 +94,11 @@ class FifteenThirtyFive(Game):
                 "dealt": [format_cards(cards) for cards in self.hidden],
             }
         )
+        self._reset_turns()
+
+    def _reset_turns(self) -> None:
+        """A new hand starts with exposures from the dealer's left and no betting yet."""
+        n = self.players
         self.phase = "expose"
         self.turn: Seat | None = self.order[0]
         self.opener: Seat = self.order[0]
@@ -346,7 +351,11 @@ class FifteenThirtyFive(Game):
         return {"deals": [dict(deal) for deal in self.deals]}
 
     def observation(self, seat: Seat) -> JSONDict:
-        """Public table facts, plus ``seat``'s own face-down cards; no pending declaration."""
+        """Public table facts, plus ``seat``'s own face-down cards; no pending declaration.
+
+        While declarations are collected, ``to_act`` lists every player still in (not just
+        those yet to declare), so that nobody learns who has already answered.
+        """
         declaring = self.phase == "declare"
         return {
             "seat": seat,
@@ -361,7 +370,7 @@ class FifteenThirtyFive(Game):
             "exposed": [format_cards(cards) for cards in self.exposed],
             "pot": self.pot,
             "bets": list(self.committed),
-            "round_bets": list(self.round_in),
+            "round_bets": list(self.round_in) if self.phase == "bet" else [0] * self.players,
             "to_call": self.round_bet - self.round_in[seat] if self.phase == "bet" else 0,
             "bet_size": self.options["bet"],
             "raises_left": self.options["max_raises"] - max(0, self.bets_made - 1),
