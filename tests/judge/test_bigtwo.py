@@ -364,6 +364,7 @@ def test_thousands_of_random_deals_run_to_a_zero_sum_end_conserving_cards(player
             seat = game.to_act()[0]
             legal = game.legal_actions(seat)
             assert legal and (legal[0] == "pass") == (game.trick is not None)
+            assert game.fallback_action(seat) in legal
             game.apply(seat, rnd.choice(legal))
             steps += 1
             if steps % 16 == 0 and not game.is_over():
