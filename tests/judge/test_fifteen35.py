@@ -4,6 +4,8 @@ Hand 0 is dealt by seat 0, so with three players the order from the dealer's lef
 seats 1, 2, 0. ``rigged`` replaces the shuffled cards with the ones a test names.
 """
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -361,3 +363,20 @@ def test_the_result_is_net_chips_only_once_the_game_is_over() -> None:
     with pytest.raises(IllegalActionError, match="the game is over"):
         game.apply(0, "check")
     assert sum(game.result().scores) == 0
+
+
+def test_the_rules_page_names_only_tests_that_exist_and_every_rule_test() -> None:
+    root = Path(__file__).resolve().parents[2]
+    named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/fifteen35.md").read_text()))
+    defined = {
+        path.stem: set(re.findall(r"^def (test_\w+)", path.read_text(), re.MULTILINE))
+        for path in Path(__file__).parent.glob("test_fifteen35*.py")
+    }
+    assert named <= set().union(*defined.values()), named - set().union(*defined.values())
+    rules = defined["test_fifteen35"] | defined["test_fifteen35_scoring"]
+    rules |= defined["test_fifteen35_properties"]
+    machinery = {
+        "test_the_rules_page_names_only_tests_that_exist_and_every_rule_test",
+        "test_the_split_refuses_missing_or_unknown_declarations",
+    }
+    assert rules - named == machinery
