@@ -59,8 +59,9 @@ class LeaseKeeper(threading.Thread):
         self.join(timeout=5)
 
 
-def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+def worker_name(celery_hostname: str | None) -> str:
+    """Who holds a match: the Celery worker's name (or this host) and the process id."""
+    return f"{celery_hostname or socket.gethostname()}:{os.getpid()}"
 
 
 def load_plan(match_id: int) -> runner.MatchPlan:
@@ -97,7 +98,7 @@ def play_match(self: Any, match_id: int) -> str:
     """Play and store match ``match_id`` unless another attempt has it; returns what happened."""
     began = time.perf_counter()
     try:
-        attempt = services.claim_match(match_id, worker_name())
+        attempt = services.claim_match(match_id, worker_name(self.request.hostname))
     except (OperationalError, InterfaceError) as error:
         raise self.retry(exc=error, countdown=5) from None
     if attempt is None:

@@ -1,0 +1,129 @@
+"""Real Celery worker processes on Redis and PostgreSQL: every match played exactly once.
+
+Each test starts its own workers (``celery -A tournaments worker``, prefetch 1) against
+the test database, and stops them by PID; tasks go through Redis db 15.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+from django.db import transaction
+
+from judge.games import replay
+from tests.tournaments.conftest import Workers, first_legal, wait_for
+from tournaments import services, tasks
+from tournaments.models import Match, Rating, RatingHistory, Tournament
+from tournaments.standings import tournament_table
+
+pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
+GAME = "bigtwo"
+
+
+def ready(workers: Workers, name: str) -> None:
+    log = workers.folder / f"worker-{name}.log"
+    wait_for(lambda: b" ready." in log.read_bytes(), 60, f"worker {name} to start")
+
+
+def start(tournament: Tournament) -> None:
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+
+
+def finished(tournament: Tournament) -> bool:
+    tournament.refresh_from_db()
+    return tournament.status == Tournament.Status.FINISHED
+
+
+def test_a_worker_plays_every_match_of_a_round_robin_and_each_replay_verifies(
+    workers: Workers,
+) -> None:
+    entrants = [
+        first_legal(GAME, "first"),
+        first_legal(GAME, "second", delay=0.001),
+        services.house_version(GAME, "random"),
+    ]
+    tournament = services.create_tournament(
+        None, "cup", GAME, entrants, table_size=2, games_per_pairing=2, seed=1
+    )
+    workers.start("solo")
+    start(tournament)
+    wait_for(lambda: finished(tournament), 90, "the round robin to finish")
+
+    matches = list(Match.objects.filter(tournament=tournament))
+    assert [(m.status, m.attempt) for m in matches] == [(Match.Status.DONE, 1)] * 3
+    for match in matches:
+        assert match.replay is not None and match.worker.startswith("solo@")
+        assert set(match.timings) == {"sandbox_start", "referee", "database"}
+        for played in match.replay["games"]:
+            assert replay(played["record"]).result().to_json() == played["result"]
+    table = tournament_table(tournament)
+    assert sorted(row.participant for row in table.rows) == sorted(v.pk for v in entrants)
+    assert sum(row.points for row in table.rows) == 3
+    assert all(row.elo_low < row.elo < row.elo_high for row in table.rows)
+    for a in entrants:
+        assert {b for b in table.head_to_head[a.pk]} == {b.pk for b in entrants} - {a.pk}
+    assert RatingHistory.objects.count() == 6
+    assert sorted(Rating.objects.values_list("matches", flat=True)) == [2, 2, 2]
+
+
+def test_a_match_whose_worker_is_killed_is_finished_by_another_and_counted_once(
+    workers: Workers,
+) -> None:
+    entrants = [first_legal(GAME, "slow", delay=0.05), first_legal(GAME, "steady")]
+    tournament = services.create_tournament(
+        None, "cup", GAME, entrants, table_size=2, games_per_pairing=3, seed=2
+    )
+    doomed = workers.start("doomed")
+    ready(workers, "doomed")
+    start(tournament)
+    match = Match.objects.get(tournament=tournament)
+
+    def running() -> bool:
+        match.refresh_from_db()
+        return match.status == Match.Status.RUNNING
+
+    wait_for(running, 30, "the first worker to claim the match")
+    time.sleep(1.0)
+    workers.kill(doomed, signal.SIGKILL)
+    match.refresh_from_db()
+    assert (match.status, match.attempt, match.result) == (Match.Status.RUNNING, 1, None)
+
+    workers.start_with_reaper("rescuer")
+    wait_for(lambda: finished(tournament), 90, "another worker to finish the match")
+    match.refresh_from_db()
+    assert (match.status, match.attempt) == (Match.Status.DONE, 2)
+    assert "attempt 1: lease expired" in match.failure
+    assert match.worker.startswith("rescuer@")
+    assert RatingHistory.objects.filter(match=match).count() == 2
+    assert sorted(Rating.objects.values_list("matches", flat=True)) == [1, 1]
+    assert tournament.matches_done == 1
+
+
+def test_two_workers_given_the_same_match_twice_play_it_once(workers: Workers) -> None:
+    entrants = [first_legal(GAME, "a", delay=0.01), first_legal(GAME, "b")]
+    tournament = services.create_tournament(
+        None, "cup", GAME, entrants, table_size=2, games_per_pairing=2, seed=3
+    )
+    for name in ("left", "right"):
+        workers.start(name)
+    for name in ("left", "right"):
+        ready(workers, name)
+    start(tournament)  # one delivery...
+    match = Match.objects.get(tournament=tournament)
+    tasks.play_match.delay(match.pk)  # ...and a second, raced by the other worker
+    wait_for(lambda: finished(tournament), 60, "the match to be stored")
+
+    def verdicts() -> list[str]:
+        logs = [(workers.folder / f"worker-{n}.log").read_text() for n in ("left", "right")]
+        return sorted(
+            verdict for log in logs for verdict in ("'stored'", "'not claimed'") if verdict in log
+        )
+
+    wait_for(lambda: len(verdicts()) == 2, 30, "both deliveries to be handled")
+    assert verdicts() == ["'not claimed'", "'stored'"]
+    match.refresh_from_db()
+    assert (match.status, match.attempt) == (Match.Status.DONE, 1)
+    assert RatingHistory.objects.filter(match=match).count() == 2
