@@ -22,3 +22,9 @@ class Limits:
     wall_clock_s: float = 3600.0  # the whole container's life, whatever happens
     line_bytes: int = 1 << 20  # longest line the bot may send
     stderr_bytes: int = 64 << 10  # standard error kept (the bot's log)
+    send_timeout_s: float = 5.0  # how long a send waits for a bot that stopped reading
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if not value > 0:
+                raise ValueError(f"Limits.{name} must be positive, not {value!r}")

@@ -1,0 +1,351 @@
+"""The production backend: each bot in a hardened, throw-away Docker container.
+
+This is the only module that talks to Docker (through the Docker SDK). Every container:
+no network; a read-only root; all capabilities dropped; no new privileges; the
+unprivileged ``nobody`` user; an init (PID 1) that reaps orphans; the seccomp profile of
+``sandbox.seccomp`` (Docker's default without io_uring); no IPC namespace to share; the
+``none`` log driver (output never reaches the engine's log files); the caps of
+``Limits`` (memory with equal swap, CPU, processes, open files, file size, a small
+``noexec`` /tmp, a wall clock); labels naming the match and the worker process, so
+containers left by a worker that died are found and removed (``remove_leftovers``).
+
+The bot's code reaches the container through the API (an archive put into the created
+container's own ``/bot`` volume, read-only to the bot), never through a bind mount of
+the worker's folders, so this works as well from a worker that itself runs in a
+container with the engine's socket mounted in. The channel is ``sandbox.pipes`` (FIFOs
+in a per-seat folder) where a pipe root is configured, else ``sandbox.attach``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import socket
+import stat
+import tarfile
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import docker
+import docker.errors
+from docker.models.containers import Container
+from docker.types import LogConfig, Mount, Ulimit
+
+from sandbox import seccomp
+from sandbox.attach import AttachChannel
+from sandbox.channel import Channel
+from sandbox.limits import Limits
+from sandbox.pipes import MOUNT_POINT, PipeChannel, SeatFolder, remove_seat_folder
+from sandbox.streams import StreamChannel
+
+log = logging.getLogger(__name__)
+
+DEFAULT_IMAGE: Final = "cardjudge/bot-python:latest"
+#: The user every bot runs as: nobody:nogroup.
+BOT_UID: Final = 65534
+#: Where the bot's code lives in the container.
+CODE_DIR: Final = "/bot"
+PROGRAM: Final = ["python3", f"{CODE_DIR}/main.py"]
+#: Largest bot code accepted (the upload checks its own limits first).
+MAX_CODE_BYTES: Final = 64 << 20
+#: Engine API calls give up after this many seconds (so close never hangs for good).
+API_TIMEOUT_S: Final = 30
+#: How long close waits for the engine to finish removing a container that exited.
+REMOVAL_WAIT_S: Final = 10
+
+LABEL: Final = "cardjudge.sandbox"  # on every container this module makes
+MATCH_LABEL: Final = "cardjudge.match"  # the match and seat, as given to start()
+OWNER_LABEL: Final = "cardjudge.owner"  # host:pid:start-time of the worker process
+EXPIRES_LABEL: Final = "cardjudge.expires"  # Unix time after which it is surely stale
+SEAT_LABEL: Final = "cardjudge.seat"  # the seat's pipe folder, if any
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot run bots (no engine, no image, an engine error): not the bot's
+    fault, worth retrying once the cause is fixed."""
+
+
+class BadBotCode(ValueError):
+    """The bot's code folder cannot be run (no main.py, a special file, too big)."""
+
+
+def connect() -> docker.DockerClient:
+    """A client for the engine of the environment (DOCKER_HOST, or the local socket)."""
+    try:
+        client = docker.from_env(timeout=API_TIMEOUT_S)
+        client.ping()
+    except docker.errors.DockerException as error:
+        raise SandboxError(
+            f"the Docker engine is not answering ({error}); run scripts/bootstrap as root "
+            "to install and start it"
+        ) from error
+    return client
+
+
+def pipe_root_from_env() -> Path | None:
+    """The seat-folder root from JUDGE_PIPE_ROOT; None (unset or empty) means attach."""
+    value = os.environ.get("JUDGE_PIPE_ROOT", "").strip()
+    return Path(value) if value else None
+
+
+class DockerBackend:
+    """Starts bots in containers; safe to use from several threads at once.
+
+    ``pipe_root``: the root of the per-seat pipe folders (default: JUDGE_PIPE_ROOT; no
+    root means the slower attach stream). ``clean`` removes leftovers of dead workers
+    first (see ``remove_leftovers``).
+    """
+
+    name = "docker"
+
+    def __init__(
+        self,
+        *,
+        image: str | None = None,
+        pipe_root: Path | None = None,
+        client: docker.DockerClient | None = None,
+        clean: bool = True,
+    ) -> None:
+        self.client = client or connect()
+        self.image = image or os.environ.get("JUDGE_BOT_IMAGE", DEFAULT_IMAGE)
+        self.pipe_root = pipe_root if pipe_root is not None else pipe_root_from_env()
+        try:
+            self.client.images.get(self.image)
+        except docker.errors.ImageNotFound as error:
+            raise SandboxError(
+                f"the bot image {self.image} is missing; run scripts/build-bot-image "
+                "(scripts/bootstrap does it too)"
+            ) from error
+        if clean:
+            remove_leftovers(self.client)
+
+    def start(
+        self,
+        code: Path,
+        *,
+        label: str,
+        limits: Limits,
+        env: Mapping[str, str] | None = None,
+    ) -> Channel:
+        archive = pack_code(Path(code))
+        seat = SeatFolder.create(self.pipe_root, label, BOT_UID) if self.pipe_root else None
+        container: Container | None = None
+        try:
+            container = self.client.containers.create(
+                **self._settings(label, limits, env or {}, seat)
+            )
+            if not container.put_archive(CODE_DIR, archive):
+                raise SandboxError("the engine refused the bot's code archive")
+            timer = threading.Timer(limits.wall_clock_s, _kill, args=(container,))
+            timer.daemon = True
+            channel = self._channel(container, seat, limits, timer)
+            try:
+                container.start()
+            except BaseException:
+                channel.close()
+                raise
+        except BaseException as error:
+            if container is not None:
+                _remove(container)
+            if seat is not None:
+                seat.remove()
+            if isinstance(error, docker.errors.DockerException):
+                raise SandboxError(f"starting a bot container failed: {error}") from error
+            raise
+        timer.start()
+        return channel
+
+    def _channel(
+        self,
+        container: Container,
+        seat: SeatFolder | None,
+        limits: Limits,
+        wall_clock: threading.Timer,
+    ) -> StreamChannel:
+        def stop() -> None:
+            wall_clock.cancel()
+            _remove(container)
+
+        if seat is not None:
+            return PipeChannel(seat, limits, stop)
+        params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+        raw = self.client.api.attach_socket(str(container.id), params=params)
+        sock: socket.socket = getattr(raw, "_sock", raw)
+        return AttachChannel(sock, limits, stop)
+
+    def _settings(
+        self, label: str, limits: Limits, env: Mapping[str, str], seat: SeatFolder | None
+    ) -> dict[str, Any]:
+        mounts = [Mount(target=CODE_DIR, source="", type="volume")]
+        labels = {
+            LABEL: "1",
+            MATCH_LABEL: label,
+            OWNER_LABEL: owner_id(),
+            EXPIRES_LABEL: str(int(time.time() + limits.wall_clock_s + 60)),
+        }
+        command = PROGRAM
+        if seat is not None:
+            mounts.append(
+                Mount(target=MOUNT_POINT, source=str(seat.path), type="bind", read_only=True)
+            )
+            labels[SEAT_LABEL] = str(seat.path)
+            command = seat.command(PROGRAM)
+        mib = 1 << 20
+        file_bytes = limits.file_size_mb * mib
+        return {
+            "image": self.image,
+            "command": command,
+            "user": f"{BOT_UID}:{BOT_UID}",
+            "working_dir": CODE_DIR,
+            "environment": {**_check_env(env), "PYTHONUNBUFFERED": "1", "HOME": "/tmp"},
+            "labels": labels,
+            "hostname": "bot",
+            "network_mode": "none",
+            "network_disabled": True,
+            "read_only": True,
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges:true", f"seccomp={seccomp.profile_text()}"],
+            "init": True,
+            "ipc_mode": "none",
+            "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
+            "mem_limit": limits.memory_mb * mib,
+            "memswap_limit": limits.memory_mb * mib,
+            "nano_cpus": int(limits.cpus * 1e9),
+            "pids_limit": limits.pids,
+            "ulimits": [
+                Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+                Ulimit(name="fsize", soft=file_bytes, hard=file_bytes),
+                Ulimit(name="core", soft=0, hard=0),
+            ],
+            "oom_score_adj": 1000,
+            "log_config": LogConfig(type=LogConfig.types.NONE),
+            "mounts": mounts,
+            "stdin_open": seat is None,
+            "auto_remove": True,
+        }
+
+
+def _check_env(env: Mapping[str, str]) -> dict[str, str]:
+    for key, value in env.items():
+        if not key or "=" in key or "\0" in key or "\0" in value:
+            raise ValueError(f"bad environment variable for a bot: {key!r}={value!r}")
+    return dict(env)
+
+
+def _remove(container: Container) -> None:
+    """Kill and delete a container with its code volume; fine if it is already gone.
+
+    A container that exited on its own is being removed by the engine (auto-remove):
+    wait for that to finish, so that "closed" means "gone".
+    """
+    deadline = time.monotonic() + REMOVAL_WAIT_S
+    while True:
+        try:
+            container.remove(force=True, v=True)
+            return
+        except docker.errors.NotFound:
+            return
+        except docker.errors.APIError as error:
+            if error.status_code != 409 or time.monotonic() > deadline:
+                raise
+        time.sleep(0.02)
+
+
+def _kill(container: Container) -> None:
+    """The wall clock ran out: kill the bot (its channel then reads as closed)."""
+    with contextlib.suppress(docker.errors.DockerException):
+        container.kill()
+
+
+def pack_code(code: Path) -> bytes:
+    """The bot's folder as a tar archive owned by root and read-only for everyone else."""
+    if not (code / "main.py").is_file():
+        raise BadBotCode(f"bot code folder {code} has no main.py at its top")
+    buffer = io.BytesIO()
+    total = 0
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for path in sorted(code.rglob("*")):
+            if "__pycache__" in path.parts:
+                continue
+            info = _entry(code, path)
+            total += info.size
+            if total > MAX_CODE_BYTES:
+                raise BadBotCode(f"bot code in {code} is larger than {MAX_CODE_BYTES} bytes")
+            if info.isfile():
+                with path.open("rb") as data:
+                    archive.addfile(info, data)
+            else:
+                archive.addfile(info)
+    return buffer.getvalue()
+
+
+def _entry(code: Path, path: Path) -> tarfile.TarInfo:
+    mode = path.lstat().st_mode
+    info = tarfile.TarInfo(str(path.relative_to(code)))
+    if stat.S_ISDIR(mode):
+        info.type, info.mode = tarfile.DIRTYPE, 0o555
+    elif stat.S_ISREG(mode):
+        info.size = path.lstat().st_size
+        info.mode = 0o555 if mode & stat.S_IXUSR else 0o444
+    else:
+        raise BadBotCode(f"bot code may hold only files and folders; {path} is neither")
+    info.uid = info.gid = 0
+    return info
+
+
+def owner_id(pid: int | None = None) -> str:
+    """This worker process, unambiguously on this host: host name, PID, start time."""
+    pid = pid or os.getpid()
+    return f"{socket.gethostname()}:{pid}:{_start_time(pid)}"
+
+
+def _start_time(pid: int) -> str:
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat_line.rsplit(")", 1)[1].split()[19]
+
+
+def _owner_alive(owner: str) -> bool:
+    host, _, rest = owner.partition(":")
+    pid_text, _, started = rest.partition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return True  # another machine's worker: only its expiry says it is stale
+    return bool(started) and _start_time(int(pid_text)) == started
+
+
+def remove_leftovers(client: docker.DockerClient | None = None, *, everything: bool = False) -> int:
+    """Remove bot containers that nobody will close, and their pipe folders.
+
+    Stale means: made by a worker process of this host that no longer runs, or past its
+    wall clock (from any host). ``everything`` removes every bot container of the
+    engine (for a single-worker deployment, or a test's final check). Returns how many
+    were removed.
+    """
+    client = client or connect()
+    removed = 0
+    for container in client.containers.list(all=True, filters={"label": LABEL}):
+        labels = container.labels
+        expired = float(labels.get(EXPIRES_LABEL, "0") or 0) < time.time()
+        if everything or expired or not _owner_alive(labels.get(OWNER_LABEL, "")):
+            try:
+                _remove(container)
+            except docker.errors.APIError:
+                log.exception("could not remove leftover bot container %s", container.id)
+                continue
+            if labels.get(SEAT_LABEL):
+                remove_seat_folder(Path(labels[SEAT_LABEL]))
+            removed += 1
+    return removed
+
+
+def bot_containers(client: docker.DockerClient | None = None) -> list[Container]:
+    """Every container this module made that still exists (tests check none is left)."""
+    client = client or connect()
+    return list(client.containers.list(all=True, filters={"label": LABEL}))

@@ -1,0 +1,58 @@
+"""Starting a match's bots together: container start-up (about 0.15-0.3 s each) overlaps,
+so a table of six is ready in little more than the time of one."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox.backend import Backend
+from sandbox.channel import Channel
+from sandbox.limits import Limits
+
+
+@dataclass(frozen=True)
+class SeatStart:
+    """What ``Backend.start`` needs for one seat."""
+
+    code: Path
+    label: str
+    limits: Limits = field(default_factory=Limits)
+    env: Mapping[str, str] | None = None
+
+
+def start_many(backend: Backend, seats: Sequence[SeatStart], *, threads: int = 8) -> list[Channel]:
+    """Start every seat at once; their channels in ``seats`` order.
+
+    If any start fails, the others are closed and the first error is raised: a match
+    gets all its bots or none.
+    """
+    if not seats:
+        return []
+    with ThreadPoolExecutor(max_workers=min(threads, len(seats))) as pool:
+        futures = [
+            pool.submit(
+                backend.start, seat.code, label=seat.label, limits=seat.limits, env=seat.env
+            )
+            for seat in seats
+        ]
+        return _all_or_none(futures)
+
+
+def _all_or_none(futures: list[Future[Channel]]) -> list[Channel]:
+    channels: list[Channel] = []
+    error: BaseException | None = None
+    for future in futures:
+        try:
+            channels.append(future.result())
+        except BaseException as failure:  # keep collecting, to close what did start
+            error = error or failure
+    if error is not None:
+        for channel in channels:
+            with contextlib.suppress(Exception):
+                channel.close()
+        raise error
+    return channels

@@ -1,0 +1,5 @@
+"""Sleeps forever: never answers anything."""
+
+import time
+
+time.sleep(10**9)
