@@ -6,8 +6,11 @@ Every figure is printed beside a baseline measured in the same run, as a ratio:
 - the best-total evaluation (the Ace/picture shortcut) beside the brute force over every
   valuation, on the same random hands of 3 to 8 cards.
 
-Run: ``python -m bench.bench_fifteen35 [--seconds S]`` (S per figure, 5 by default: about a
-minute in all).
+Figures that are compared are measured in alternating slices of a quarter second, so that
+load from elsewhere on the machine falls on both sides of a ratio alike.
+
+Run: ``python -m bench.bench_fifteen35 [--seconds S]`` (S per comparison, 12 by default:
+about a minute in all).
 """
 
 from __future__ import annotations
@@ -28,17 +31,27 @@ from judge.games.fifteen35_scoring import (
 )
 from judge.rng import rng
 
-
-def rate(work: Callable[[int], int], seconds: float) -> float:
-    """Units of ``work`` per second: call it with a growing counter until time is up."""
-    done, calls, start = 0, 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        done += work(calls)
-        calls += 1
-    return done / (time.perf_counter() - start)
+#: Work done per call: a number of units (hands, evaluations); the argument is a call counter.
+Work = Callable[[int], int]
+SLICE = 0.25
 
 
-def random_hands(players: int) -> Callable[[int], int]:
+def rates(works: dict[str, Work], seconds: float) -> dict[str, float]:
+    """Units per second of each work, run in alternating slices for ``seconds`` in all."""
+    done = dict.fromkeys(works, 0)
+    spent = dict.fromkeys(works, 0.0)
+    calls = 0
+    while sum(spent.values()) < seconds:
+        for name, work in works.items():
+            start = time.perf_counter()
+            while time.perf_counter() - start < SLICE:
+                done[name] += work(calls)
+                calls += 1
+            spent[name] += time.perf_counter() - start
+    return {name: done[name] / spent[name] for name in works}
+
+
+def random_hands(players: int) -> Work:
     """One game of 10 hands of random legal play per call."""
 
     def work(seed: int) -> int:
@@ -57,10 +70,8 @@ def shuffles(seed: int) -> int:
     return 1
 
 
-def evaluations(
-    hands: list[list[Card]], totals: Callable[[list[Card]], set[int]], seconds: float
-) -> float:
-    """Best totals for 15 and 35 per second over ``hands``, using ``totals``."""
+def evaluations(hands: list[list[Card]], totals: Callable[[list[Card]], set[int]]) -> Work:
+    """Best totals for 15 and 35 of every hand in ``hands``, using ``totals``."""
 
     def work(_: int) -> int:
         for cards in hands:
@@ -69,44 +80,46 @@ def evaluations(
             best_total(found, TARGET_35)
         return len(hands)
 
-    return rate(work, seconds)
+    return work
+
+
+def compare_evaluations(label: str, hands: list[list[Card]], seconds: float) -> None:
+    found = rates(
+        {
+            "brute": evaluations(hands, brute_force_totals),
+            "shortcut": evaluations(hands, reachable_totals),
+        },
+        seconds,
+    )
+    print(
+        f"{label:<22} brute force {found['brute']:10,.0f} hands/s   "
+        f"shortcut {found['shortcut']:10,.0f} hands/s   "
+        f"({found['shortcut'] / found['brute']:.2f} x)"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per figure")
+    parser.add_argument("--seconds", type=float, default=12.0, help="time per comparison")
     seconds = parser.parse_args().seconds
 
-    shuffle_rate = rate(shuffles, seconds)
-    print(f"baseline: 52-card shuffles          {shuffle_rate:12,.0f} /s")
-    hand_rates = {}
-    for players in (5, 8):
-        hand_rates[players] = rate(random_hands(players), seconds)
+    found = rates({"shuffle": shuffles, "5": random_hands(5), "8": random_hands(8)}, 2 * seconds)
+    print(f"baseline: 52-card shuffles      {found['shuffle']:10,.0f} /s")
+    for players in ("5", "8"):
         print(
-            f"random hands, {players} players           {hand_rates[players]:12,.0f} /s"
-            f"   ({hand_rates[players] / shuffle_rate:.3f} x shuffles)"
+            f"random hands, {players} players       {found[players]:10,.0f} /s"
+            f"   ({found[players] / found['shuffle']:.3f} x shuffles)"
         )
-    print(f"8 players beside 5: {hand_rates[8] / hand_rates[5]:.2f} x the hands per second")
+    print(f"8 players beside 5: {found['8'] / found['5']:.2f} x the hands per second")
 
+    print("best totals for 15 and 35, the Ace/picture shortcut beside the brute force:")
     deal = random.Random(35)
     deck = make_deck()
     hands = [deal.sample(deck, size) for size in range(3, 9) for _ in range(200)]
-    fast = evaluations(hands, reachable_totals, seconds)
-    brute = evaluations(hands, brute_force_totals, seconds)
-    print(f"baseline: brute-force best totals   {brute:12,.0f} hands/s (3-8 cards)")
-    print(f"shortcut best totals                {fast:12,.0f} hands/s   ({fast / brute:.2f} x)")
-    for size in (3, 8):
-        sized = [h for h in hands if len(h) == size]
-        ratio = evaluations(sized, reachable_totals, seconds) / evaluations(
-            sized, brute_force_totals, seconds
-        )
-        print(f"  {size} cards: shortcut {ratio:.2f} x the brute force")
+    compare_evaluations("random 3-8 cards", hands, seconds)
+    compare_evaluations("random 8 cards", [h for h in hands if len(h) == 8], seconds)
     duals = [c for c in deck if c.rank >= 9]  # Aces and pictures: 2**8 valuations each
-    rich = [deal.sample(duals, 8) for _ in range(200)]
-    ratio = evaluations(rich, reachable_totals, seconds) / evaluations(
-        rich, brute_force_totals, seconds
-    )
-    print(f"  8 Aces/pictures: shortcut {ratio:.2f} x the brute force")
+    compare_evaluations("8 Aces and pictures", [deal.sample(duals, 8) for _ in range(200)], seconds)
 
 
 if __name__ == "__main__":
