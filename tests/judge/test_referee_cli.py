@@ -121,3 +121,15 @@ def test_docker_that_cannot_start_gives_a_clear_error(monkeypatch: pytest.Monkey
 def test_a_replay_of_a_missing_file_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", "/nonexistent/match.json", "--verify"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+@pytest.mark.docker
+def test_play_runs_bots_in_docker_containers(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = play(
+        capsys, "oceans11", "--seed", "5", "--sandbox", "docker", "--json",
+        "house:random", str(POLITE),
+    )  # fmt: skip
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["faults"] == [] and result["bots"] == ["house:random", "polite.py"]
+    assert "security boundary" not in err
