@@ -150,6 +150,12 @@ def _tables(wilds: int) -> tuple[list[int], list[int]]:
     return straight, flush
 
 
+def prepare() -> None:
+    """Build every table now (about 0.1 s), so that no later evaluation pays for it."""
+    for wilds in range(5):
+        _tables(wilds)
+
+
 def _score(m: list[int], w: int, fl: int, st: list[int]) -> int:
     """The score of a row summarised as ``m`` (see module doc), ``w`` wilds (at most 4),
     ``fl`` its best flush score (0 if none) and ``st`` the straight table for ``w``.
