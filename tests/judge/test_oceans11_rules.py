@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+from importlib import import_module
+from pathlib import Path
 
 import pytest
 
@@ -209,3 +212,19 @@ def test_illegal_actions_are_refused_saying_why() -> None:
         game.apply(0, "fold")
     with pytest.raises(GameError, match="no variant 'huge'"):
         Oceans11(seed=1, variant="huge")
+
+
+def test_the_rules_page_names_every_rule_test_and_only_real_tests() -> None:
+    root = Path(__file__).resolve().parents[2]
+    named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/oceans11.md").read_text()))
+    modules = ["oceans11_rules", "oceans11_properties", "hands", "hands_oracle", "cli_hand"]
+    existing = {
+        name
+        for module in modules
+        for name in dir(import_module(f"tests.judge.test_{module}"))
+        if name.startswith("test_")
+    }
+    assert named <= existing, sorted(named - existing)
+    rule_tests = {name for name in globals() if name.startswith("test_")}
+    rule_tests.discard("test_the_rules_page_names_every_rule_test_and_only_real_tests")
+    assert rule_tests <= named, sorted(rule_tests - named)
