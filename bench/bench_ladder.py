@@ -8,8 +8,9 @@ referee, the same code paths as processes) give:
 - how many games it takes for that interval to exclude zero (estimated from the measured
   mean and spread, normal approximation), without duplicate deals
   (independent deals, seats alternating) and with them (each deal played twice with the
-  seats swapped, scored as a pair). The ratio between the two is the point of duplicate
-  deals: the luck of the cards cancels, so far fewer games are needed.
+  seats swapped, scored as a pair). The ratio between the two is what duplicate deals
+  save: the luck of the cards cancels within a pair, so fewer games should be needed
+  (how many fewer depends on how much of a game's outcome the deal decides).
 
 Each pairing plays for ``--seconds`` in each mode (default 12: about two minutes in all
 for four pairings). For tighter intervals run longer, e.g.

@@ -52,6 +52,13 @@ class TimeControl:
     move_s: float = 1.0
     bank_s: float = 10.0
 
+    def __post_init__(self) -> None:
+        if not (self.startup_s > 0 and self.move_s > 0 and self.bank_s >= 0):
+            raise ValueError(
+                f"a time control needs start-up and move limits above 0 and a bank of at "
+                f"least 0, not {self.startup_s}, {self.move_s} and {self.bank_s} seconds"
+            )
+
     def to_json(self) -> JSONDict:
         return {"startup_s": self.startup_s, "move_s": self.move_s, "bank_s": self.bank_s}
 
@@ -76,6 +83,10 @@ class MatchSpec:
     games: int = 1
     duplicate: bool = False
     time: TimeControl = field(default_factory=TimeControl)
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise ValueError(f"a match needs at least 1 game, not {self.games}")
 
 
 @dataclass(frozen=True)
@@ -139,6 +150,7 @@ class MatchOutcome:
         return {
             "game": self.game,
             "variant": self.variant,
+            "players": len(self.bots),
             "seed": self.seed,
             "bots": list(self.bots),
             "scores": list(self.scores),

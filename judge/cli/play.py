@@ -54,18 +54,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.games < 1:
-        return _fail("--games must be at least 1")
     seed = secrets.randbits(63) if args.seed is None else args.seed
-    spec = MatchSpec(
-        game=args.game,
-        seed=seed,
-        variant=args.variant,
-        players=args.players,
-        games=args.games,
-        duplicate=args.duplicate,
-        time=TimeControl(args.startup, args.move_time, args.bank),
-    )
+    try:
+        spec = _spec(args, seed)
+    except ValueError as error:
+        return _fail(str(error))
     try:
         outcome = _play(spec, args.bots, args.sandbox)
     except (BotSpecError, GameError, SandboxUnavailable, ValueError, FileNotFoundError) as error:
@@ -79,6 +72,18 @@ def run(args: argparse.Namespace) -> int:
         if args.replay:
             print(f"record written to {args.replay}")
     return 0
+
+
+def _spec(args: argparse.Namespace, seed: int) -> MatchSpec:
+    return MatchSpec(
+        game=args.game,
+        seed=seed,
+        variant=args.variant,
+        players=args.players,
+        games=args.games,
+        duplicate=args.duplicate,
+        time=TimeControl(args.startup, args.move_time, args.bank),
+    )
 
 
 def _play(spec: MatchSpec, bot_args: list[str], sandbox: str) -> MatchOutcome:

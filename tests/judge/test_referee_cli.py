@@ -96,7 +96,8 @@ def test_replaying_a_seat_shows_where_a_bot_answers_differently(
         (["bigtwo", "house:genius", "house:random"], "no house bot 'genius'"),
         (["bigtwo", "--variant", "huge", "house:random", "house:random"], "no variant 'huge'"),
         (["bigtwo", "--players", "3", "house:random", "house:random"], "3 players need 3 bots"),
-        (["bigtwo", "--games", "0", "house:random", "house:random"], "at least 1"),
+        (["bigtwo", "--games", "0", "house:random", "house:random"], "at least 1 game, not 0"),
+        (["bigtwo", "--move-time", "0", "house:random", "house:random"], "above 0"),
     ],
 )
 def test_play_refuses_bad_requests_clearly(
