@@ -12,7 +12,7 @@ referee, the same code paths as processes) give:
   save: the luck of the cards cancels within a pair, so fewer games should be needed
   (how many fewer depends on how much of a game's outcome the deal decides).
 
-Each pairing plays for ``--seconds`` in each mode (default 12: about two minutes in all
+Each pairing plays for ``--seconds`` in each mode (default 8: about 70 seconds in all
 for four pairings). For tighter intervals run longer, e.g.
 ``python -m bench.bench_ladder --seconds 120`` (about 20 minutes), or pick pairings with
 ``--only oceans11``.
@@ -123,7 +123,7 @@ def report(game: str, strong: str, weak: str, seconds: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=12.0, help="per pairing and mode")
+    parser.add_argument("--seconds", type=float, default=8.0, help="per pairing and mode")
     parser.add_argument("--only", choices=sorted(GAMES), help="one game only")
     args = parser.parse_args()
     for game in sorted(GAMES) if args.only is None else [args.only]:

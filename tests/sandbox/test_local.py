@@ -186,3 +186,16 @@ def test_a_bot_is_a_group_leader_of_its_own(run: Start) -> None:
     channel = run("import os; print(os.getpgrp(), os.getpid(), flush=True)")
     group, pid = channel.recv(soon()).split()
     assert group == pid and int(group) != os.getpgrp()
+
+
+def test_a_line_written_in_pieces_arrives_whole(run: Start) -> None:
+    channel = run(
+        """
+        import sys, time
+        for piece in ('{"type":', '"ready"', '}\\n'):
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+            time.sleep(0.05)
+        """
+    )
+    assert channel.recv(soon()) == b'{"type":"ready"}'
