@@ -15,7 +15,7 @@ import pytest
 
 from judge import protocol
 from judge.cli.sandboxing import prepare_bot, starter
-from judge.players import house_players
+from judge.players import house_players, house_seed
 from judge.referee import MatchSpec, StartBot, TimeControl, play_match
 from judge.replay import compare_seat, verify
 from sandbox.local import LocalBackend, NotASandboxWarning
@@ -112,3 +112,21 @@ def test_replaying_a_seat_to_the_same_bot_reproduces_its_answers(game: str) -> N
     _bots, other = house_players(game, ["random"] * GAMES[game], match_seed=4)
     asked, differences = compare_seat(record, 1, other(1), clock=lambda: 0.0)
     assert differences and all(d.game in (0, 1) for d in differences)
+
+
+def test_house_bots_play_the_same_as_processes_and_in_process(
+    backend: LocalBackend, tmp_path: Path
+) -> None:
+    spec = MatchSpec("bigtwo", seed=77, players=2, games=2)
+    names = ["random", "greedy"]
+    bots = [
+        prepare_bot(f"house:{name}", "bigtwo", tmp_path, seed=house_seed(77, index))
+        for index, name in enumerate(names)
+    ]
+    as_processes = play_match(spec, [b.info for b in bots], starter(backend, bots, label="same"))
+    infos, start = house_players("bigtwo", names, match_seed=77)
+    in_process = play_match(spec, infos, start)
+    assert as_processes.faults == [] == in_process.faults
+    assert [g["record"] for g in as_processes.record["games"]] == [
+        g["record"] for g in in_process.record["games"]
+    ]
