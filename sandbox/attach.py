@@ -26,28 +26,31 @@ class AttachChannel(StreamChannel):
     """A bot's channel through a raw attach socket (attached before the container starts,
     so no output is missed)."""
 
-    def __init__(self, sock: socket.socket, limits: Limits, stop: Callable[[], None]) -> None:
-        super().__init__(limits, stop)
+    def __init__(
+        self, sock: socket.socket, limits: Limits, stop: Callable[[], None], grace_s: float
+    ) -> None:
+        super().__init__(limits, stop, grace_s)
         self._sock = sock
         self._sock.setblocking(False)
         self._frames = bytearray()
         self._poller = select.poll()
         self._poller.register(self._sock, select.POLLIN)
 
-    def _fill(self, timeout: float) -> None:
+    def _fill(self, timeout: float) -> bool:
         if self._ended or not self._poller.poll(max(0, int(timeout * 1000 + 0.999))):
-            return
+            return False
         try:
             data = self._sock.recv(CHUNK)
         except BlockingIOError:
-            return
+            return False
         except OSError:
             data = b""
         if not data:
             self._ended = True
-            return
+            return False
         self._frames += data
         self._split_frames()
+        return True
 
     def _split_frames(self) -> None:
         while len(self._frames) >= HEADER.size:
@@ -57,7 +60,7 @@ class AttachChannel(StreamChannel):
             payload = bytes(self._frames[HEADER.size : HEADER.size + size])
             del self._frames[: HEADER.size + size]
             if stream == STDOUT:
-                self._lines.feed(payload)
+                self._stdout(payload)
             elif stream == STDERR:
                 self._log.write(payload)
 
@@ -72,6 +75,11 @@ class AttachChannel(StreamChannel):
                 raise ChannelClosed(f"the bot's input is closed ({error})") from error
             if view and not wait_for(self._sock.fileno(), select.POLLOUT, deadline):
                 raise ChannelTimeout("the bot has not read its input in time")
+
+    def _end_input(self) -> None:
+        """Half-close: the engine then closes the bot's input (the container is made with
+        ``stdin_once``)."""
+        self._sock.shutdown(socket.SHUT_WR)
 
     def _release(self) -> None:
         with contextlib.suppress(OSError):

@@ -98,7 +98,8 @@ class DockerBackend:
 
     ``pipe_root``: the root of the per-seat pipe folders (default: JUDGE_PIPE_ROOT; no
     root means the slower attach stream). ``clean`` removes leftovers of dead workers
-    first (see ``remove_leftovers``).
+    first (see ``remove_leftovers``). ``grace_s``: how long ``close`` lets a bot finish
+    after its input ends (its last words on stderr are kept) before removing it.
     """
 
     name = "docker"
@@ -110,7 +111,9 @@ class DockerBackend:
         pipe_root: Path | None = None,
         client: docker.DockerClient | None = None,
         clean: bool = True,
+        grace_s: float = 0.5,
     ) -> None:
+        self.grace_s = grace_s
         self.client = client or connect()
         self.image = image or os.environ.get("JUDGE_BOT_IMAGE", DEFAULT_IMAGE)
         self.pipe_root = pipe_root if pipe_root is not None else pipe_root_from_env()
@@ -172,11 +175,11 @@ class DockerBackend:
             _remove(container)
 
         if seat is not None:
-            return PipeChannel(seat, limits, stop)
+            return PipeChannel(seat, limits, stop, self.grace_s)
         params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
         raw = self.client.api.attach_socket(str(container.id), params=params)
         sock: socket.socket = getattr(raw, "_sock", raw)
-        return AttachChannel(sock, limits, stop)
+        return AttachChannel(sock, limits, stop, self.grace_s)
 
     def _settings(
         self, label: str, limits: Limits, env: Mapping[str, str], seat: SeatFolder | None
@@ -225,7 +228,7 @@ class DockerBackend:
             "oom_score_adj": 1000,
             "log_config": LogConfig(type=LogConfig.types.NONE),
             "mounts": mounts,
-            "stdin_open": seat is None,
+            "stdin_open": seat is None,  # the SDK adds StdinOnce: see AttachChannel
             "auto_remove": True,
         }
 

@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from sandbox.channel import ChannelClosed
 from sandbox.limits import Limits
 from sandbox.streams import CHUNK, StreamChannel, write_all
 
@@ -88,26 +89,30 @@ class PipeChannel(StreamChannel):
     not started yet reads as silent, not gone.
     """
 
-    def __init__(self, folder: SeatFolder, limits: Limits, stop: Callable[[], None]) -> None:
-        super().__init__(limits, stop)
+    def __init__(
+        self, folder: SeatFolder, limits: Limits, stop: Callable[[], None], grace_s: float
+    ) -> None:
+        super().__init__(limits, stop, grace_s)
         self.folder = folder
         flags = os.O_NONBLOCK | os.O_CLOEXEC
-        self._in = os.open(folder.path / "in", os.O_RDWR | flags)
+        self._in: int | None = os.open(folder.path / "in", os.O_RDWR | flags)
         self._out = os.open(folder.path / "out", os.O_RDONLY | flags)
         self._err: int | None = os.open(folder.path / "err", os.O_RDONLY | flags)
         self._poller = select.poll()
         self._poller.register(self._out, select.POLLIN)
         self._poller.register(self._err, select.POLLIN)
 
-    def _fill(self, timeout: float) -> None:
+    def _fill(self, timeout: float) -> bool:
+        read = False
         for fd, _events in self._poller.poll(max(0, int(timeout * 1000 + 0.999))):
             try:
                 data = os.read(fd, CHUNK)
             except BlockingIOError:
                 continue
+            read = read or bool(data)
             if fd == self._out:
                 if data:
-                    self._lines.feed(data)
+                    self._stdout(data)
                 else:
                     self._ended = True
                     self._poller.unregister(fd)
@@ -116,9 +121,17 @@ class PipeChannel(StreamChannel):
             else:
                 self._poller.unregister(fd)
                 self._err = None
+        return read
 
     def _write(self, data: bytes, deadline: float) -> None:
+        if self._in is None:
+            raise ChannelClosed("the bot's input was ended")
         write_all(self._in, data, deadline)
+
+    def _end_input(self) -> None:
+        if self._in is not None:
+            os.close(self._in)
+            self._in = None
 
     def _release(self) -> None:
         for fd in (self._in, self._out, self._err):

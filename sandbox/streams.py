@@ -1,10 +1,11 @@
 """The line channel over non-blocking file descriptors, shared by the sandbox transports.
 
-A transport (named pipes, the Docker attach socket) supplies three things: ``_fill``
-(wait up to a timeout, then move whatever the bot wrote into the line splitter and the
-stderr log), ``_write`` (push bytes to the bot before a deadline) and ``_release`` (free
-its descriptors). Everything else (deadlines, the line cap, the stderr cap, a close that
-never hangs and runs once) lives here, so every transport behaves the same.
+A transport (named pipes, the Docker attach socket) supplies: ``_fill`` (wait up to a
+timeout, then hand whatever the bot wrote to ``_stdout`` and the stderr log), ``_write``
+(push bytes to the bot before a deadline), ``_end_input`` (the bot reads end-of-file)
+and ``_release`` (free its descriptors). Everything else (deadlines, the line cap, the
+stderr cap, a close that never hangs and runs once) lives here, so every transport
+behaves the same.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ CHUNK = 1 << 16
 class StreamChannel:
     """A ``sandbox.channel.Channel`` over descriptors; see the module docstring."""
 
-    def __init__(self, limits: Limits, stop: Callable[[], None]) -> None:
+    def __init__(self, limits: Limits, stop: Callable[[], None], grace_s: float) -> None:
+        self._grace_s = grace_s
         self._lines = LineSplitter(limits.line_bytes)
         self._log = CappedLog(limits.stderr_bytes)
         self._send_timeout_s = limits.send_timeout_s
@@ -46,6 +48,7 @@ class StreamChannel:
         self._write(line + b"\n", time.monotonic() + self._send_timeout_s)
 
     def recv(self, deadline: float) -> bytes:
+        late = False
         while True:
             if self._closed:
                 raise ChannelClosed("the channel was closed")
@@ -56,8 +59,10 @@ class StreamChannel:
                 raise ChannelClosed("the bot's output ended (it exited or closed stdout)")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise ChannelTimeout("no complete line from the bot before the deadline")
-            self._fill(remaining)
+                if late:
+                    raise ChannelTimeout("no complete line from the bot before the deadline")
+                late = True  # past the deadline, what had already arrived still counts
+            self._fill(max(remaining, 0))
 
     def stderr(self) -> bytes:
         if not self._closed:
@@ -65,24 +70,40 @@ class StreamChannel:
         return self._log.getvalue()
 
     def close(self) -> None:
+        """End the bot's input, let it finish for ``grace_s`` (keeping its last words on
+        standard error, dropping its output), then remove it."""
         with self._close_lock:
             if self._closed:
                 return
             self._closed = True
         try:
             with contextlib.suppress(OSError):
-                self._fill(0)  # keep the last words of its standard error
+                self._end_input()
+                deadline = time.monotonic() + self._grace_s
+                while (remaining := deadline - time.monotonic()) > 0:
+                    read = self._fill(0 if self._ended else remaining)
+                    if self._ended and not read:
+                        break
             self._stop()
         except Exception:  # close must not raise: leftovers are removed later
             log.exception("stopping a bot failed; remove_leftovers() will clean up")
         finally:
             self._release()
 
+    def _stdout(self, data: bytes) -> None:
+        """Output of the bot: kept for recv, or dropped once the channel is closing."""
+        if not self._closed:
+            self._lines.feed(data)
+
     # What a transport supplies.
-    def _fill(self, timeout: float) -> None:
+    def _fill(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for the bot's output; whether anything was read."""
         raise NotImplementedError
 
     def _write(self, data: bytes, deadline: float) -> None:
+        raise NotImplementedError
+
+    def _end_input(self) -> None:
         raise NotImplementedError
 
     def _release(self) -> None:

@@ -7,12 +7,17 @@ channel's capped stderr and assert that the sandbox refused.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
+import resource
 import shutil
+import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,10 +78,9 @@ def report(channel: Channel, timeout: float = 20.0) -> dict[str, Any]:
     """The attack's REPORT, waiting for it while draining the bot's output."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for line in channel.stderr().splitlines():
-            if line.startswith(b"REPORT "):
-                result: dict[str, Any] = json.loads(line[len(b"REPORT ") :])
-                return result
+        found = parse_report(channel.stderr())
+        if found is not None:
+            return found
         try:
             channel.recv(min(deadline, time.monotonic() + 0.1))
         except (ChannelTimeout, LineTooLong):
@@ -94,3 +98,43 @@ def containers_labelled(match: str) -> list[str]:
 def leftovers_of_this_run() -> list[str]:
     found = client().containers.list(all=True, filters={"label": LABEL})
     return [c.name for c in found if c.labels.get(MATCH_LABEL, "").startswith(RUN_PREFIX)]
+
+
+def parse_report(log: bytes | str) -> dict[str, Any] | None:
+    text = log.decode(errors="replace") if isinstance(log, bytes) else log
+    for line in text.splitlines():
+        if line.startswith("REPORT "):
+            result: dict[str, Any] = json.loads(line[len("REPORT ") :])
+            return result
+    return None
+
+
+@contextlib.contextmanager
+def unharmed() -> Iterator[int]:
+    """Checks that the worker keeps its memory and can still start processes, and that a
+    process of the host (its PID is given, for the bots to aim at) survives."""
+    sentinel = subprocess.Popen(["sleep", "300"])
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    try:
+        yield sentinel.pid
+        assert subprocess.run(["true"], check=False).returncode == 0
+        assert sentinel.poll() is None, "a process of the host was killed"
+        grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
+        assert grown_kb < 64 << 10, f"the worker grew by {grown_kb} kB"
+    finally:
+        sentinel.kill()
+        sentinel.wait()
+
+
+def probe_env(tmp_path: Path, host_pid: int, victim_secret: str = "") -> dict[str, str]:
+    """What the probing attacks aim at: a host file with a secret, a host process, the
+    repository, and another bot's secret."""
+    host_secret = "host-" + os.urandom(8).hex()
+    marker = tmp_path / "marker.txt"
+    marker.write_text(host_secret)
+    return {
+        "HOST_MARKER": str(marker),
+        "HOST_PID": str(host_pid),
+        "SECRETS": ",".join(s for s in (host_secret, victim_secret) if s),
+        "REPO": str(Path(__file__).resolve().parents[3]),
+    }
