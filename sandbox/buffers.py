@@ -56,7 +56,7 @@ class LineSplitter:
         self._scanned = 0
 
     def _too_long(self, length: int) -> None:
-        head = bytes(self._buffer[:HEAD_BYTES])
+        head = bytes(self._buffer[: min(HEAD_BYTES, length)])
         newline = self._buffer.find(b"\n")
         if newline >= 0:
             self._drop(newline + 1)
