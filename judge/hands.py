@@ -419,13 +419,9 @@ def hand_name(key: Sequence[int]) -> str:
     return f"high card, {one}" if v[0] else "no cards"
 
 
-def _rank_of_value(v: int) -> int:
-    return v - 1  # the wheel's ace is 13, like any ace
-
-
 def _hand(cards: Sequence[Card], flags: list[int], value: int) -> Hand:
     key = key_of(value)
-    ranks = [_rank_of_value(v) for v in key[1:] if v]
+    ranks = [v - 1 for v in key[1:] if v]  # the wheel's ace is 13 like any ace
     wilds = [c for c in cards if flags[c.rank]]
     naturals = [c for c in cards if not flags[c.rank]]
     if key[0] in (FLUSH, STRAIGHT_FLUSH):
