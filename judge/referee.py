@@ -185,9 +185,27 @@ def rotations(players: int) -> list[list[int]]:
 
 
 def schedule(spec: MatchSpec, players: int) -> list[tuple[int, list[int]]]:
-    """Every game of the match in order, as (deal number, seating)."""
+    """Every game of the match in order, as (deal number, seating).
+
+    A duplicate match plays all its deals in one seating, then all again in the next, and
+    so on: each seating is a block played by fresh bot processes (see ``blocks``).
+    """
     seatings = rotations(players) if spec.duplicate else [list(range(players))]
-    return [(deal, seating) for deal in range(spec.games) for seating in seatings]
+    return [(deal, seating) for seating in seatings for deal in range(spec.games)]
+
+
+def blocks(plan: Sequence[tuple[int, list[int]]]) -> list[list[tuple[int, int, list[int]]]]:
+    """The plan cut into runs of one seating, each game as (index in match, deal, seating).
+
+    Every block starts new bot processes, so a bot can never remember a deal from one
+    seating and exploit it when the same deal comes back with the seats rotated.
+    """
+    runs: list[list[tuple[int, int, list[int]]]] = []
+    for index, (deal, seating) in enumerate(plan):
+        if not runs or runs[-1][-1][2] != seating:
+            runs.append([])
+        runs[-1].append((index, deal, seating))
+    return runs
 
 
 def default_game_maker(name: str) -> GameMaker:
@@ -215,6 +233,7 @@ class _Bot:
     bank: float
     retired: bool = False
     log: str = ""
+    closed: bool = False
 
 
 class _Retire(Exception):
@@ -274,12 +293,17 @@ class Referee:
         self._close(bot)
 
     def _close(self, bot: _Bot) -> None:
+        """Stop the bot's process (once) and keep its log, appended to earlier blocks' logs."""
+        if bot.closed:
+            return
+        bot.closed = True
         with contextlib.suppress(Exception):  # best effort; the backend reaps what is left
             bot.channel.close()
         try:
-            bot.log = shorten(bot.channel.stderr(), LOG_CHARS)
+            log = bot.channel.stderr().decode("utf-8", errors="backslashreplace")
         except Exception:
-            bot.log = ""
+            log = ""
+        bot.log = shorten(bot.log + log, LOG_CHARS)
 
     def _send(self, bot: _Bot, message: JSONDict, **where: int | None) -> None:
         """Send a message that needs no answer; a failure retires the bot."""
@@ -294,9 +318,11 @@ class Referee:
 
     # Phases of the match.
 
-    def _greet(self, first_game: Game, first_seating: list[int]) -> None:
+    def _greet(self, first_game: Game, first_seating: list[int], games: int) -> None:
         time_control = self.spec.time.to_json()
         for bot in self.bots:
+            if bot.retired:
+                continue
             hello = protocol.hello(
                 bot=bot.index,
                 seat=first_seating.index(bot.index),
@@ -304,7 +330,7 @@ class Referee:
                 variant=first_game.variant,
                 options=first_game.options,
                 players=self.players,
-                games=len(schedule(self.spec, self.players)),
+                games=games,
                 time=time_control,
             )
             self._send(bot, hello)
@@ -384,22 +410,32 @@ class Referee:
         return self.make_game(seed, self.players, self.spec.variant, self.spec.options)
 
     def run(self) -> MatchOutcome:
-        games = schedule(self.spec, self.players)
         first = self._new_game(0)  # refuses a bad variant or option before any bot starts
         try:
-            for index in range(len(self.infos)):
-                self.bots.append(_Bot(index, self.start(index), self.spec.time.bank_s))
-            self._greet(first, games[0][1])
-            for index, (deal, seating) in enumerate(games):
-                game = first if index == 0 else self._new_game(deal)
-                self.game_records.append(self._play_game(index, deal, seating, game))
-            totals = self._totals()
-            for bot in self.bots:
-                self._send(bot, protocol.match_over(bot=bot.index, **totals.to_json()))
+            for block in blocks(schedule(self.spec, self.players)):
+                self._start_bots()
+                self._greet(first, block[0][2], len(block))
+                for index, deal, seating in block:
+                    game = first if index == 0 else self._new_game(deal)
+                    self.game_records.append(self._play_game(index, deal, seating, game))
+                totals = self._totals()
+                for bot in self.bots:
+                    self._send(bot, protocol.match_over(bot=bot.index, **totals.to_json()))
+                    self._close(bot)
         finally:
             for bot in self.bots:
                 self._close(bot)
         return self._outcome(first, totals)
+
+    def _start_bots(self) -> None:
+        """Start a fresh process for every bot not retired; banks and logs carry over."""
+        if not self.bots:
+            for index in range(len(self.infos)):
+                self.bots.append(_Bot(index, self.start(index), self.spec.time.bank_s))
+            return
+        for bot in self.bots:
+            if not bot.retired:
+                bot.channel, bot.closed = self.start(bot.index), False
 
     def _totals(self) -> Result:
         totals = [0.0] * len(self.infos)

@@ -67,6 +67,7 @@ class FakeChannel:
     pending: deque[Reply] = field(default_factory=deque)
     closed: bool = False
     log: bytes = b"fake log"
+    starts: int = 0
 
     def send(self, line: bytes) -> None:
         assert not self.closed, "the referee wrote to a closed channel"
@@ -120,4 +121,9 @@ class Table:
         self.channels = [FakeChannel(b, self.clock) for b in behaviours]
 
     def start(self, index: int) -> FakeChannel:
-        return self.channels[index]
+        """Bot ``index``'s channel, reopened as a fresh process if it was closed before."""
+        channel = self.channels[index]
+        channel.starts += 1
+        channel.closed = False
+        channel.pending.clear()
+        return channel

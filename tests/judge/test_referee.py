@@ -208,14 +208,33 @@ def test_duplicate_plays_each_deal_with_the_bots_swapped() -> None:
     outcome = play(table, games=2, duplicate=True)
     assert [(g["deal"], g["seating"]) for g in outcome.games] == [
         (0, [0, 1]),
-        (0, [1, 0]),
         (1, [0, 1]),
+        (0, [1, 0]),
         (1, [1, 0]),
     ]
     seeds = [g["record"]["seed"] for g in outcome.record["games"]]
-    assert seeds[0] == seeds[1] != seeds[2] == seeds[3]
+    assert seeds[0] == seeds[2] != seeds[1] == seeds[3]
     # identical bots on identical deals: each bot wins exactly the games its seat wins
     assert outcome.scores[0] == outcome.scores[1]
+
+
+def test_each_duplicate_seating_is_played_by_fresh_processes() -> None:
+    table = Table(first_legal, first_legal)
+    outcome = play(table, games=2, duplicate=True)
+    assert [channel.starts for channel in table.channels] == [2, 2]
+    for channel in table.channels:
+        kinds = [m["type"] for m in channel.sent]
+        assert kinds.count("hello") == kinds.count("match_over") == 2
+        hellos = [m for m in channel.sent if m["type"] == "hello"]
+        assert [m["games"] for m in hellos] == [2, 2]
+    assert outcome.logs == ["fake logfake log", "fake logfake log"]
+
+
+def test_a_bot_retired_in_one_seating_is_not_started_again() -> None:
+    table = Table(faulty_at_first_act(Reply(b"not json")), first_legal)
+    outcome = play(table, games=1, duplicate=True)
+    assert [f.kind for f in outcome.faults] == ["not_json"]
+    assert [channel.starts for channel in table.channels] == [1, 2]
 
 
 def test_a_bot_sees_its_own_seat_after_rotation() -> None:
