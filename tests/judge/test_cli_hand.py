@@ -51,7 +51,9 @@ def test_it_evaluates_one_row_per_line_of_stdin(
 def test_keys_compare_as_lists_to_order_hands(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, rows, _ = run(capsys, monkeypatch, stdin="As\nKs Kd\nKh Kc\nKh Kc 3d\n2c 3c 4c 5c 6c\nJK As\n")
+    _, rows, _ = run(
+        capsys, monkeypatch, stdin="As\nKs Kd\nKh Kc\nKh Kc 3d\n2c 3c 4c 5c 6c\nJK As\n"
+    )
     keys = [r["key"] for r in rows]
     assert keys[0] < keys[1] == keys[2] < keys[3] < keys[4]
     assert keys[5] == [1, 13, 13, 0, 0, 0]
