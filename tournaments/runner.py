@@ -16,16 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import judge
 from judge.bots import house_policy
-from judge.channel import BotChannel, BotGone, BotLineTooLong, BotTimeout
+from judge.channel import BotChannel
+from judge.cli import sandboxing
 from judge.players import PolicyChannel, house_seed
 from judge.referee import BotInfo, MatchSpec, TimeControl, play_match
 from sandbox.backend import Backend
-from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
-
-RUNTIME_DIR = Path(judge.__file__).resolve().parent / "runtime"
 
 
 class InfrastructureError(RuntimeError):
@@ -65,56 +62,6 @@ class Timings:
     extra: dict[str, float] = field(default_factory=dict)
 
 
-class SandboxSeat:
-    """A sandbox channel as the referee's ``BotChannel`` (the judge's own exceptions)."""
-
-    def __init__(self, channel: Channel) -> None:
-        self.channel = channel
-
-    def send(self, line: bytes) -> None:
-        try:
-            self.channel.send(line)
-        except ChannelClosed as error:
-            raise BotGone(str(error)) from None
-        except ChannelTimeout as error:
-            raise BotTimeout(str(error)) from None
-
-    def recv(self, deadline: float) -> bytes:
-        try:
-            return self.channel.recv(deadline)
-        except ChannelClosed as error:
-            raise BotGone(str(error)) from None
-        except ChannelTimeout as error:
-            raise BotTimeout(str(error)) from None
-        except LineTooLong as error:
-            raise BotLineTooLong(str(error), error.head) from None
-
-    def stderr(self) -> bytes:
-        return self.channel.stderr()
-
-    def close(self) -> None:
-        self.channel.close()
-
-
-def make_backend(name: str) -> Backend:
-    """The sandbox backend ``name`` ("docker" or "local")."""
-    if name == "local":
-        from sandbox.local import LocalBackend
-
-        return LocalBackend()
-    if name == "docker":
-        from sandbox import docker_backend  # type: ignore[attr-defined,unused-ignore]
-
-        backend: Backend = docker_backend.DockerBackend()
-        return backend
-    raise ValueError(f"unknown sandbox backend {name!r}; choose docker or local")
-
-
-def bot_environment(backend: Backend) -> dict[str, str] | None:
-    """A local bot finds the bot helper (``import botkit``) the image carries in Docker."""
-    return {"PYTHONPATH": str(RUNTIME_DIR)} if backend.name == "local" else None
-
-
 def unpack(code: bytes, into: Path) -> Path:
     """Write a bot's zip into a folder of its own, refusing paths that leave it."""
     into.mkdir(parents=True)
@@ -131,8 +78,35 @@ def unpack(code: bytes, into: Path) -> Path:
     return into
 
 
-def play(plan: MatchPlan, backend: Callable[[], Backend]) -> tuple[dict[str, Any], Timings]:
-    """Play the match; raises InfrastructureError if a bot could not be started."""
+def make_backend(name: str) -> Backend:
+    """The sandbox backend ``name``; InfrastructureError if it cannot run here."""
+    try:
+        return sandboxing.make_backend(name)
+    except sandboxing.SandboxUnavailable as error:
+        raise InfrastructureError(str(error)) from error
+
+
+def _prepare(plan: MatchPlan, index: int, workdir: Path) -> Path:
+    """The folder holding seat ``index``'s main.py: its uploaded code or a house bot."""
+    seat = plan.seats[index]
+    folder = workdir / f"seat{index}"
+    if seat.house_policy:
+        folder.mkdir()
+        spec = f"house:{seat.house_policy}"
+        return sandboxing.prepare_bot(
+            spec, plan.game, folder, seed=house_seed(plan.seed, index)
+        ).folder
+    return unpack(seat.code, folder)
+
+
+def play(
+    plan: MatchPlan, backend: Callable[[], Backend], *, house_in_sandbox: bool = True
+) -> tuple[dict[str, Any], Timings]:
+    """Play the match; raises InfrastructureError if a bot could not be started.
+
+    House bots run in the sandbox like uploaded ones (same clocks, same costs) unless
+    ``house_in_sandbox`` is off, when they are called in this process (faster, for tests).
+    """
     timings = Timings()
     spec = MatchSpec(
         game=plan.game,
@@ -147,28 +121,35 @@ def play(plan: MatchPlan, backend: Callable[[], Backend]) -> tuple[dict[str, Any
     bots = [BotInfo(seat.name, seat.content_hash) for seat in plan.seats]
     limits = Limits(**plan.limits)
     sandbox: list[Backend] = []
+    folders: dict[int, Path] = {}
 
     with tempfile.TemporaryDirectory(prefix=f"match-{plan.match_id}-") as workdir:
 
         def start(index: int) -> BotChannel:
             seat = plan.seats[index]
-            if seat.house_policy:
+            if seat.house_policy and not house_in_sandbox:
                 policy = house_policy(plan.game, seat.house_policy, house_seed(plan.seed, index))
                 return PolicyChannel(policy)
             began = time.perf_counter()
             try:
                 if not sandbox:
                     sandbox.append(backend())
-                code = unpack(seat.code, Path(workdir) / f"seat{index}")
-                label = f"match-{plan.match_id}-bot-{index}"
+                if index not in folders:  # a duplicate match starts each bot once per block
+                    folders[index] = _prepare(plan, index, Path(workdir))
+                folder = folders[index]
                 channel = sandbox[0].start(
-                    code, label=label, limits=limits, env=bot_environment(sandbox[0])
+                    folder,
+                    label=f"match-{plan.match_id}-bot{index}",
+                    limits=limits,
+                    env=sandboxing.bot_environment(sandbox[0]),
                 )
+            except InfrastructureError:
+                raise
             except Exception as error:
                 raise InfrastructureError(f"could not start bot {index}: {error!r}") from error
             finally:
                 timings.sandbox_start += time.perf_counter() - began
-            return SandboxSeat(channel)
+            return sandboxing.SandboxChannel(channel)
 
         began = time.perf_counter()
         outcome = play_match(spec, bots, start)

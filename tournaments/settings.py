@@ -81,6 +81,9 @@ MEDIA_URL = "media/"
 
 # How bots run: "docker" (isolated; production) or "local" (child processes, NOT secure).
 JUDGE_SANDBOX = env_choice("JUDGE_SANDBOX", "docker", ("docker", "local"))
+# House bots run in that sandbox like uploaded bots ("sandbox": same clocks and costs), or
+# are called inside the worker ("inprocess": faster, for development).
+JUDGE_HOUSE_BOTS = env_choice("JUDGE_HOUSE_BOTS", "sandbox", ("sandbox", "inprocess"))
 
 # Celery. Without a broker URL every task runs at once, in-process (development, tests).
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")

@@ -13,6 +13,7 @@ import os
 import socket
 import threading
 import time
+from importlib import import_module
 from typing import Any
 
 from celery import shared_task
@@ -89,8 +90,15 @@ def load_plan(match_id: int) -> runner.MatchPlan:
     )
 
 
+_backends: dict[tuple[int, str], Backend] = {}
+
+
 def sandbox_backend() -> Backend:
-    return runner.make_backend(settings.JUDGE_SANDBOX)
+    """This process's sandbox backend (made once: the Docker one checks its image)."""
+    key = (os.getpid(), settings.JUDGE_SANDBOX)
+    if key not in _backends:
+        _backends[key] = runner.make_backend(settings.JUDGE_SANDBOX)
+    return _backends[key]
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=10)
@@ -108,7 +116,9 @@ def play_match(self: Any, match_id: int) -> str:
     try:
         plan = load_plan(match_id)
         database = time.perf_counter() - began
-        outcome, timings = runner.play(plan, sandbox_backend)
+        outcome, timings = runner.play(
+            plan, sandbox_backend, house_in_sandbox=settings.JUDGE_HOUSE_BOTS == "sandbox"
+        )
     except runner.InfrastructureError as error:
         keeper.stop()
         services.release_match(match_id, attempt, str(error))
@@ -150,11 +160,9 @@ def remove_leftover_containers(**_: Any) -> None:
     if settings.JUDGE_SANDBOX != "docker":
         return
     try:
-        backend = sandbox_backend()
-    except ImportError:
-        log.warning("the docker sandbox is not available; leftover containers not checked")
+        docker_backend = import_module("sandbox.docker_backend")
+        removed = docker_backend.remove_leftovers()
+    except Exception:  # a worker without Docker still starts; its matches will be retried
+        log.exception("could not look for leftover bot containers")
         return
-    remove = getattr(backend, "remove_leftovers", None)
-    if remove is not None:
-        removed = remove()
-        log.info("removed leftover containers: %s", removed)
+    log.info("removed %s leftover bot containers", removed)

@@ -138,9 +138,17 @@ def redis_broker() -> Iterator[None]:
     client.flushdb()
     saved = {key: celery_app.conf[key] for key in ("task_always_eager", "broker_url")}
     celery_app.conf.update(task_always_eager=False, broker_url=REDIS_URL)
+    forget_broker_connections()
     yield
     celery_app.conf.update(saved)
+    forget_broker_connections()
     client.flushdb()
+
+
+def forget_broker_connections() -> None:
+    """Celery keeps its first broker connection pool; make the next send use the new URL."""
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
 
 
 @pytest.fixture
@@ -156,6 +164,7 @@ def workers(transactional_db: None, redis_broker: None, tmp_path: Path) -> Itera
         "MATCH_LEASE_SECONDS": "2",
         "REAPER_INTERVAL_SECONDS": "1",
         "MATCH_REQUEUE_AFTER_SECONDS": "600",
+        "CELERY_SKIP_CHECKS": "1",  # the system checks run in the test session already
     }
     pool = Workers(env, tmp_path)
     yield pool
