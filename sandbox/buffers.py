@@ -31,7 +31,13 @@ class LineSplitter:
 
     def next_line(self) -> bytes | None:
         """The next complete line, or None until one is complete; raises LineTooLong."""
-        end = self._buffer.find(b"\n", self._scanned)
+        buffer = self._buffer
+        end = buffer.find(b"\n", self._scanned)
+        if 0 <= end == len(buffer) - 1 and end <= self.cap and not self._skipping:
+            line = bytes(buffer[:end])  # the usual case: exactly one whole line buffered
+            buffer.clear()
+            self._scanned = 0
+            return line
         if self._skipping:
             if end < 0:
                 self._buffer.clear()

@@ -60,14 +60,11 @@ class SeatFolder:
             raise
         return folder
 
-    def command(self, program: list[str]) -> list[str]:
-        """``program`` run with its standard streams on this seat's FIFOs (in a shell)."""
+    def command(self, program: list[str], where: str = MOUNT_POINT) -> list[str]:
+        """``program`` run with its standard streams on this seat's FIFOs (in a shell),
+        the folder being seen at ``where``."""
         quoted = " ".join("'" + part.replace("'", "'\\''") + "'" for part in program)
-        return [
-            "/bin/sh",
-            "-c",
-            f"exec {quoted} <{MOUNT_POINT}/in >{MOUNT_POINT}/out 2>{MOUNT_POINT}/err",
-        ]
+        return ["/bin/sh", "-c", f"exec {quoted} <{where}/in >{where}/out 2>{where}/err"]
 
     def remove(self) -> None:
         remove_seat_folder(self.path)

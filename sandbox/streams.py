@@ -50,9 +50,9 @@ class StreamChannel:
     def recv(self, deadline: float) -> bytes:
         late = False
         while True:
+            line = self._lines.next_line()
             if self._closed:
                 raise ChannelClosed("the channel was closed")
-            line = self._lines.next_line()
             if line is not None:
                 return line
             if self._ended:

@@ -62,3 +62,11 @@ def test_a_short_log_is_kept_whole() -> None:
     log.write(b"hello\n")
     log.write(b"world\n")
     assert log.getvalue() == b"hello\nworld\n"
+
+
+def test_an_empty_buffer_has_no_line() -> None:
+    splitter = LineSplitter(cap=10)
+    assert splitter.next_line() is None
+    splitter.feed(b"\n")
+    assert splitter.next_line() == b""
+    assert splitter.next_line() is None
