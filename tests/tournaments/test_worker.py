@@ -13,6 +13,7 @@ import pytest
 from django.db import transaction
 
 from judge.games import replay
+from sandbox import docker_backend
 from tests.tournaments.conftest import Workers, first_legal, wait_for
 from tournaments import services, tasks
 from tournaments.models import Match, Rating, RatingHistory, Tournament
@@ -20,6 +21,15 @@ from tournaments.standings import tournament_table
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 GAME = "bigtwo"
+
+
+def containers_of(match: Match) -> list[str]:
+    """The Docker containers still there for ``match`` (the sandbox labels each one)."""
+    return [
+        c.name
+        for c in docker_backend.bot_containers()
+        if c.labels.get(docker_backend.MATCH_LABEL, "").startswith(f"match-{match.pk}-")
+    ]
 
 
 def ready(workers: Workers, name: str) -> None:
@@ -37,17 +47,19 @@ def finished(tournament: Tournament) -> bool:
     return tournament.status == Tournament.Status.FINISHED
 
 
-def test_a_worker_plays_every_match_of_a_round_robin_and_each_replay_verifies(
+@pytest.mark.docker
+def test_a_worker_plays_every_match_of_a_round_robin_in_docker_and_each_replay_verifies(
     workers: Workers,
 ) -> None:
     entrants = [
-        first_legal(GAME, "first"),
-        first_legal(GAME, "second", delay=0.001),
-        services.house_version(GAME, "random"),
+        first_legal("oceans11", "first"),
+        first_legal("oceans11", "second", delay=0.001),
+        services.house_version("oceans11", "random"),
     ]
     tournament = services.create_tournament(
-        None, "cup", GAME, entrants, table_size=2, games_per_pairing=2, seed=1
+        None, "cup", "oceans11", entrants, games_per_pairing=2, seed=1
     )
+    workers.env["JUDGE_SANDBOX"] = "docker"
     workers.start("solo")
     start(tournament)
     wait_for(lambda: finished(tournament), 90, "the round robin to finish")
@@ -67,11 +79,14 @@ def test_a_worker_plays_every_match_of_a_round_robin_and_each_replay_verifies(
         assert {b for b in table.head_to_head[a.pk]} == {b.pk for b in entrants} - {a.pk}
     assert RatingHistory.objects.count() == 6
     assert sorted(Rating.objects.values_list("matches", flat=True)) == [2, 2, 2]
+    assert all(containers_of(match) == [] for match in matches)
 
 
+@pytest.mark.docker
 def test_a_match_whose_worker_is_killed_is_finished_by_another_and_counted_once(
     workers: Workers,
 ) -> None:
+    workers.env["JUDGE_SANDBOX"] = "docker"
     entrants = [first_legal(GAME, "slow", delay=0.05), first_legal(GAME, "steady")]
     tournament = services.create_tournament(
         None, "cup", GAME, entrants, table_size=2, games_per_pairing=3, seed=2
@@ -90,6 +105,7 @@ def test_a_match_whose_worker_is_killed_is_finished_by_another_and_counted_once(
     workers.kill(doomed, signal.SIGKILL)
     match.refresh_from_db()
     assert (match.status, match.attempt, match.result) == (Match.Status.RUNNING, 1, None)
+    assert containers_of(match) != []  # the dead worker's bots are still there
 
     workers.start_with_reaper("rescuer")
     wait_for(lambda: finished(tournament), 90, "another worker to finish the match")
@@ -100,6 +116,7 @@ def test_a_match_whose_worker_is_killed_is_finished_by_another_and_counted_once(
     assert RatingHistory.objects.filter(match=match).count() == 2
     assert sorted(Rating.objects.values_list("matches", flat=True)) == [1, 1]
     assert tournament.matches_done == 1
+    assert containers_of(match) == []  # removed when the rescuer started, or when it finished
 
 
 def test_two_workers_given_the_same_match_twice_play_it_once(workers: Workers) -> None:
