@@ -142,3 +142,39 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The REST API (tournaments.api; docs/api.md): token and session sign-in, everyone reads
+# public information, pages and filters on every list, an OpenAPI schema at /api/schema/.
+INSTALLED_APPS += ["rest_framework.authtoken", "django_filters", "drf_spectacular"]
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pages",
+    "PAGE_SIZE": 20,
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "rest_framework.filters.OrderingFilter",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Card-game bot judge API",
+    "DESCRIPTION": "Upload bots, run tournaments, read matches and leaderboards.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "VersionStatusEnum": "tournaments.models.BotVersion.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+    },
+}
+# Bot uploads (tournaments.uploads): the upload, entries in a zip, and bytes unpacked.
+BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1 << 20)
+BOT_UPLOAD_MAX_ENTRIES = env_int("BOT_UPLOAD_MAX_ENTRIES", 200)
+BOT_UPLOAD_MAX_UNPACKED_BYTES = env_int("BOT_UPLOAD_MAX_UNPACKED_BYTES", 8 << 20)
+# Workers also run the check of new bot versions (tournaments.checks.check_version).
+CELERY_IMPORTS = ["tournaments.checks"]

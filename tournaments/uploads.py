@@ -32,6 +32,10 @@ class UploadError(ValueError):
     """An upload that cannot become a bot version; the message says why and what to do."""
 
 
+class UploadTooLarge(UploadError):
+    """The upload itself is over the size limit (HTTP 413 rather than 400)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     upload_bytes: int
@@ -60,7 +64,7 @@ def read_upload(filename: str, data: bytes, limits: Limits | None = None) -> Bun
     """The bot files in an upload named ``filename``, or UploadError saying what is wrong."""
     limits = limits or Limits.from_settings()
     if len(data) > limits.upload_bytes:
-        raise UploadError(
+        raise UploadTooLarge(
             f"the upload is {len(data)} bytes; the limit is {limits.upload_bytes} bytes"
         )
     if not data:
@@ -146,10 +150,10 @@ def entry_name(info: zipfile.ZipInfo) -> str:
         raise UploadError(f"the zip entry {raw!r} climbs out of its folder with '..'")
     if info.flag_bits & 0x1:
         raise UploadError(f"the zip entry {raw!r} is encrypted; upload it without a password")
-    mode = info.external_attr >> 16
+    mode = info.external_attr >> 16  # Unix mode; its file type is 0 when the zipper left it out
     if stat.S_ISLNK(mode):
         raise UploadError(f"the zip entry {raw!r} is a symbolic link; only files are allowed")
-    if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+    if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
         raise UploadError(
             f"the zip entry {raw!r} is a device, pipe or socket; only files are allowed"
         )

@@ -1,0 +1,299 @@
+"""Three people against every route: the owner, another user and an anonymous visitor.
+
+Each route is called by each person; the status is the one the rules give, and no answer
+to the other two ever holds the owner's code, check log or match logs.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tournaments import services
+from tournaments.models import Bot, BotVersion, Match, Seat, Tournament, bundle_code
+
+CODE_SECRET = "OWNER-CODE-7f3a"
+CHECK_SECRET = "OWNER-CHECK-LOG-51c2"
+LOG_SECRET = "OWNER-MATCH-LOG-9b0e"
+SECRETS = (CODE_SECRET, CHECK_SECRET, LOG_SECRET)
+SOURCE = f"# {CODE_SECRET}\nimport botkit\nbotkit.run(lambda observation, legal: 0)\n"
+
+
+@pytest.fixture(autouse=True)
+def quick_passwords(settings: Any) -> None:
+    """Hashing passwords the slow, safe way would take most of this file's time."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@dataclass
+class World:
+    owner: User
+    other: User
+    bot: Bot
+    version: BotVersion
+    tournament: Tournament
+    done: Match
+    running: Match
+    staff: User
+
+
+def accepted(bot: Bot, source: str, report: dict[str, Any] | None = None) -> BotVersion:
+    code, digest = bundle_code({"main.py": source.encode()})
+    version = services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    BotVersion.objects.filter(pk=version.pk).update(check_report=report or {})
+    version.refresh_from_db()
+    return version
+
+
+def played(versions: list[BotVersion], status: str, logs: list[str]) -> Match:
+    match = Match.objects.create(game="bigtwo", status=status, rated=False)
+    for index, (version, log) in enumerate(zip(versions, logs, strict=True)):
+        Seat.objects.create(match=match, index=index, version=version, log=log)
+    if status == Match.Status.DONE:
+        match.result = {"scores": [1, -1], "places": [1, 2], "games": []}
+        match.replay = {"header": {"game": "bigtwo"}, "games": [{"hidden": "2s 2h"}]}
+        match.finished_at = timezone.now()
+        match.save()
+    return match
+
+
+@pytest.fixture
+def world(db: None) -> World:
+    owner = User.objects.create_user("owner", password="owner's long password")
+    other = User.objects.create_user("other", password="other's long password")
+    staff = User.objects.create_user("staff", password="staff long password", is_staff=True)
+    bot = services.create_bot(owner, "bigtwo", "mine")
+    version = accepted(bot, SOURCE, {"passed": True, "log": CHECK_SECRET})
+    rival = accepted(services.create_bot(other, "bigtwo", "theirs"), "print('hi')\n")
+    tournament = services.create_tournament(owner, "cup", "bigtwo", [version, rival], table_size=2)
+    done = played([version, rival], Match.Status.DONE, [LOG_SECRET, "rival's own log"])
+    running = played([version, rival], Match.Status.RUNNING, [LOG_SECRET, ""])
+    return World(owner, other, bot, version, tournament, done, running, staff)
+
+
+def as_person(world: World, who: str) -> APIClient:
+    client = APIClient()
+    user = {"owner": world.owner, "other": world.other, "staff": world.staff}.get(who)
+    if user is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def upload_file() -> dict[str, Any]:
+    return {"file": SimpleUploadedFile("bot.py", b"import botkit\nbotkit.run(lambda o, l: 1)\n")}
+
+
+#: (name, method, path template, body, format, statuses for owner, other, anonymous).
+ROUTES: list[tuple[str, str, str, Any, str, tuple[int, int, int]]] = [
+    ("api root", "get", "/api/", None, "json", (200, 200, 200)),
+    ("games", "get", "/api/games/", None, "json", (200, 200, 200)),
+    ("me", "get", "/api/me/", None, "json", (200, 200, 401)),
+    ("bot list", "get", "/api/bots/", None, "json", (200, 200, 200)),
+    ("bot detail", "get", "/api/bots/{bot}/", None, "json", (200, 200, 200)),
+    (
+        "bot create",
+        "post",
+        "/api/bots/",
+        {"game": "bigtwo", "name": "new"},
+        "json",
+        (201, 201, 401),
+    ),
+    ("bot versions", "get", "/api/bots/{bot}/versions/", None, "json", (200, 200, 200)),
+    ("bot upload", "post", "/api/bots/{bot}/versions/", upload_file, "multipart", (201, 403, 401)),
+    ("bot retire", "post", "/api/bots/{bot}/retire/", None, "json", (200, 403, 401)),
+    ("version list", "get", "/api/versions/", None, "json", (200, 200, 200)),
+    ("version detail", "get", "/api/versions/{version}/", None, "json", (200, 200, 200)),
+    ("version code", "get", "/api/versions/{version}/code/", None, "json", (200, 403, 401)),
+    ("tournament list", "get", "/api/tournaments/", None, "json", (200, 200, 200)),
+    ("tournament detail", "get", "/api/tournaments/{tournament}/", None, "json", (200, 200, 200)),
+    (
+        "tournament create",
+        "post",
+        "/api/tournaments/",
+        lambda w: {"name": "mine too", "game": "bigtwo", "participants": [w.version.pk]},
+        "json",
+        (400, 400, 401),  # one entrant is too few for any table: refused, but only after sign-in
+    ),
+    ("standings", "get", "/api/tournaments/{tournament}/standings/", None, "json", (200,) * 3),
+    (
+        "head to head",
+        "get",
+        "/api/tournaments/{tournament}/head-to-head/",
+        None,
+        "json",
+        (200,) * 3,
+    ),
+    (
+        "tournament start",
+        "post",
+        "/api/tournaments/{tournament}/start/",
+        None,
+        "json",
+        (200, 403, 401),
+    ),
+    (
+        "tournament cancel",
+        "post",
+        "/api/tournaments/{tournament}/cancel/",
+        None,
+        "json",
+        (409, 403, 401),
+    ),
+    ("match list", "get", "/api/matches/", None, "json", (200, 200, 200)),
+    ("match list by bot", "get", "/api/matches/?bot={bot}", None, "json", (200, 200, 200)),
+    ("match detail", "get", "/api/matches/{done}/", None, "json", (200, 200, 200)),
+    ("running match", "get", "/api/matches/{running}/", None, "json", (200, 200, 200)),
+    ("replay", "get", "/api/matches/{done}/replay/", None, "json", (200, 200, 200)),
+    ("running replay", "get", "/api/matches/{running}/replay/", None, "json", (409, 409, 409)),
+    (
+        "quick match",
+        "post",
+        "/api/matches/quick/",
+        lambda w: {"version": w.version.pk, "house_bots": ["random"]},
+        "json",
+        (202, 403, 401),
+    ),
+    ("leaderboard", "get", "/api/leaderboards/bigtwo/", None, "json", (200, 200, 200)),
+    ("unknown leaderboard", "get", "/api/leaderboards/chess/", None, "json", (404, 404, 404)),
+    ("schema", "get", "/api/schema/", None, "json", (200, 200, 200)),
+]
+
+
+def call(world: World, who: str, route: tuple[str, str, str, Any, str, Any]) -> Any:
+    _, method, template, body, fmt, _ = route
+    path = template.format(
+        bot=world.bot.pk,
+        version=world.version.pk,
+        tournament=world.tournament.pk,
+        done=world.done.pk,
+        running=world.running.pk,
+    )
+    if callable(body):
+        body = body() if body is upload_file else body(world)
+    client = as_person(world, who)
+    return (
+        getattr(client, method)(path, body, format=fmt) if body else getattr(client, method)(path)
+    )
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=[r[0] for r in ROUTES])
+@pytest.mark.parametrize("who", ["owner", "other", "anonymous"])
+def test_each_person_gets_what_the_rules_allow_and_never_the_owners_secrets(
+    world: World, who: str, route: tuple[str, str, str, Any, str, tuple[int, int, int]]
+) -> None:
+    response = call(world, who, route)
+    expected = route[5][("owner", "other", "anonymous").index(who)]
+    assert response.status_code == expected, response.content[:500]
+    if who != "owner":
+        for secret in SECRETS:
+            assert secret.encode() not in response.content
+
+
+def test_the_owner_reads_their_code_check_log_and_match_log(world: World) -> None:
+    client = as_person(world, "owner")
+    code = client.get(f"/api/versions/{world.version.pk}/code/")
+    assert code["Content-Type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(code.content)) as archive:
+        assert archive.read("main.py").decode() == SOURCE
+    detail = client.get(f"/api/versions/{world.version.pk}/").json()
+    assert detail["check_report"]["log"] == CHECK_SECRET
+    seats = client.get(f"/api/matches/{world.done.pk}/").json()["seats"]
+    assert [seat["log"] for seat in seats] == [LOG_SECRET, None]  # the rival's log is not theirs
+
+
+def test_a_running_match_shows_no_result_faults_or_hidden_cards(world: World) -> None:
+    Match.objects.filter(pk=world.running.pk).update(
+        result={"scores": [0, 0], "places": [1, 1]},
+        replay={"games": [{"hidden": "As Kd"}]},
+        faults=[{"bot": 0, "text": "As Kd"}],
+    )
+    for who in ("owner", "other", "anonymous"):
+        client = as_person(world, who)
+        detail = client.get(f"/api/matches/{world.running.pk}/")
+        assert detail.json()["result"] is None and detail.json()["faults"] == []
+        assert b"As Kd" not in detail.content
+        listed = client.get("/api/matches/?status=running")
+        assert b"As Kd" not in listed.content
+        assert client.get(f"/api/matches/{world.running.pk}/replay/").status_code == 409
+
+
+def test_staff_may_retire_any_bot_and_cancel_any_tournament(world: World) -> None:
+    client = as_person(world, "staff")
+    assert client.post(f"/api/bots/{world.bot.pk}/retire/").status_code == 200
+    assert Bot.objects.get(pk=world.bot.pk).retired
+    services.start_tournament(world.tournament.pk)
+    assert client.post(f"/api/tournaments/{world.tournament.pk}/cancel/").status_code == 200
+    # ...but never reads anyone's code.
+    assert client.get(f"/api/versions/{world.version.pk}/code/").status_code == 403
+
+
+def test_registration_gives_a_token_that_signs_in(db: None) -> None:
+    client = APIClient()
+    made = client.post(
+        "/api/register/", {"username": "newcomer", "password": "a fine long password"}
+    )
+    assert made.status_code == 201 and "password" not in made.json()
+    token = made.json()["token"]
+    again = client.post("/api/token/", {"username": "newcomer", "password": "a fine long password"})
+    assert again.json()["token"] == token
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    assert client.get("/api/me/").json()["username"] == "newcomer"
+    taken = APIClient().post("/api/register/", {"username": "NEWCOMER", "password": "x" * 12})
+    assert taken.status_code == 400 and "taken" in taken.json()["username"][0]
+
+
+def test_a_session_signs_in_too(world: World) -> None:
+    client = APIClient()
+    assert client.login(username="owner", password="owner's long password")
+    assert client.get(f"/api/versions/{world.version.pk}/code/").status_code == 200
+
+
+def test_the_same_code_uploaded_twice_is_the_same_version(world: World) -> None:
+    client = as_person(world, "owner")
+    url = f"/api/bots/{world.bot.pk}/versions/"
+    again = client.post(url, {"file": SimpleUploadedFile("x.py", SOURCE.encode())})
+    assert again.status_code == 200 and again.json()["id"] == world.version.pk
+    assert BotVersion.objects.filter(bot=world.bot).count() == 1
+
+
+def test_a_retired_bot_takes_no_versions_and_enters_no_tournament(world: World) -> None:
+    client = as_person(world, "owner")
+    client.post(f"/api/bots/{world.bot.pk}/retire/")
+    refused = client.post(f"/api/bots/{world.bot.pk}/versions/", upload_file())
+    assert refused.status_code == 400 and "retired" in refused.json()["file"][0]
+    rival = BotVersion.objects.exclude(bot=world.bot).get()
+    entry = {"name": "x", "game": "bigtwo", "participants": [world.version.pk, rival.pk]}
+    refused = client.post("/api/tournaments/", entry, format="json")
+    assert refused.status_code == 400 and "retired" in str(refused.json())
+
+
+def test_pending_versions_may_not_play_rated_games(world: World) -> None:
+    code, digest = bundle_code({"main.py": b"x = 2\n"})
+    pending = services.add_version(world.bot, code, digest)
+    rival = BotVersion.objects.exclude(bot=world.bot).get()
+    client = as_person(world, "owner")
+    entry = {"name": "x", "game": "bigtwo", "participants": [pending.pk, rival.pk], "table_size": 2}
+    rated = client.post("/api/tournaments/", entry, format="json")
+    assert rated.status_code == 400 and "accepted" in str(rated.json())
+    unrated = client.post("/api/tournaments/", {**entry, "rated": False}, format="json")
+    assert unrated.status_code == 201, unrated.content
+
+
+def test_filters_narrow_the_lists(world: World) -> None:
+    client = as_person(world, "anonymous")
+    assert client.get("/api/bots/?owner=other").json()["count"] == 1
+    assert client.get("/api/matches/?status=done").json()["count"] == 1
+    assert client.get(f"/api/matches/?tournament={world.tournament.pk}").json()["count"] == 0
+    assert client.get(f"/api/matches/?bot={world.bot.pk}").json()["count"] == 2
+    assert client.get("/api/versions/?owner=owner").json()["count"] == 1
+    assert client.get("/api/tournaments/?status=draft").json()["count"] == 1
+    assert client.get("/api/bots/?game=chess").status_code == 400

@@ -1,0 +1,80 @@
+"""Every list endpoint runs the same number of queries for 2 rows as for 12 (no N+1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from tournaments import services
+from tournaments.models import BotVersion, Match, Rating, Seat, bundle_code
+
+LISTS = [
+    "/api/bots/",
+    "/api/bots/?game=bigtwo&ordering=-name",
+    "/api/versions/",
+    "/api/versions/?status=accepted",
+    "/api/bots/{bot}/versions/",
+    "/api/tournaments/",
+    "/api/matches/",
+    "/api/matches/?bot={bot}&status=done",
+    "/api/leaderboards/bigtwo/",
+]
+
+
+def anchor(owner: User) -> BotVersion:
+    """The bot every other one plays against; it also gains a version per row."""
+    bot = services.create_bot(owner, "bigtwo", "anchor")
+    code, digest = bundle_code({"main.py": b"# anchor\n"})
+    return services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+
+
+def make_rows(owner: User, rival: BotVersion, count: int, start: int) -> None:
+    """``count`` more of everything: bots, versions, ratings, tournaments, matches, seats."""
+    for i in range(start, start + count):
+        bot = services.create_bot(owner, "bigtwo", f"bot{i}")
+        code, digest = bundle_code({"main.py": f"# {i}\n".encode()})
+        version = services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+        services.add_version(rival.bot, *bundle_code({"main.py": f"# anchor {i}\n".encode()}))
+        Rating.objects.create(bot=bot, game="bigtwo", elo=1500 + i, matches=i)
+        services.create_tournament(owner, f"cup{i}", "bigtwo", [version, rival], table_size=2)
+        match = Match.objects.create(
+            game="bigtwo",
+            status=Match.Status.DONE,
+            finished_at=timezone.now(),
+            result={"scores": [1, -1], "places": [1, 2], "games": []},
+        )
+        Seat.objects.create(match=match, index=0, version=version, log="x" * 100)
+        Seat.objects.create(match=match, index=1, version=rival, log="y" * 100)
+
+
+def queries(client: APIClient, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+    assert response.status_code == 200, response.content[:300]
+    return len(captured)
+
+
+@pytest.mark.parametrize("signed_in", [False, True], ids=["anonymous", "owner"])
+def test_every_list_runs_the_same_queries_for_few_and_many_rows(
+    db: None, signed_in: bool, settings: Any
+) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    owner = User.objects.create_user("owner", password="long enough password")
+    client = APIClient()
+    if signed_in:
+        client.force_authenticate(owner)
+    rival = anchor(owner)
+    urls = [url.format(bot=rival.bot_id) for url in LISTS]
+    make_rows(owner, rival, 2, 0)
+    few = [queries(client, url) for url in urls]
+    make_rows(owner, rival, 10, 2)
+    many = [queries(client, url) for url in urls]
+    assert dict(zip(LISTS, many, strict=True)) == dict(zip(LISTS, few, strict=True))
+    rows = client.get("/api/matches/").json()
+    assert rows["count"] == 12 and len(rows["results"]) == 12  # the rows were really there

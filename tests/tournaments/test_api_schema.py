@@ -1,0 +1,136 @@
+"""The served OpenAPI schema validates, and a client that knows only the schema can use it.
+
+The client reads /api/schema/, finds each operation by its operationId, fills the path
+parameters and calls it: it registers, uploads three bots, waits for their checks, enters
+them in a round robin, starts it and reads the standings. Tasks go through Redis to real
+Celery worker processes (tests/tournaments/conftest.py), so the check and the matches are
+played exactly as in production, with the local sandbox.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from drf_spectacular.validation import validate_schema
+from rest_framework.test import APIClient
+
+from tests.tournaments.conftest import Workers, wait_for
+
+pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
+
+
+def served_schema(client: APIClient) -> dict[str, Any]:
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema: dict[str, Any] = response.json()
+    return schema
+
+
+def test_the_served_schema_is_valid_openapi(db: None) -> None:
+    schema = served_schema(APIClient())
+    validate_schema(schema)  # raises on any violation of the OpenAPI 3 JSON Schema
+    assert schema["openapi"].startswith("3.")
+    listed = {op["operationId"] for path in schema["paths"].values() for op in path.values()}
+    assert {"bots_versions_upload", "tournaments_standings_retrieve", "matches_quick"} <= listed
+
+
+def test_every_list_in_the_schema_is_paginated(db: None) -> None:
+    schema = served_schema(APIClient())
+    for path, operations in schema["paths"].items():
+        get = operations.get("get", {})
+        if get.get("operationId", "").endswith("_list") and path != "/api/games/":
+            names = {p["name"] for p in get.get("parameters", [])}
+            assert {"page", "page_size"} <= names, path
+
+
+class SchemaClient:
+    """Calls operations by operationId, with paths taken from the served schema only."""
+
+    def __init__(self, client: APIClient) -> None:
+        self.client = client
+        schema = served_schema(client)
+        self.operations = {
+            op["operationId"]: (method, path)
+            for path, ops in schema["paths"].items()
+            for method, op in ops.items()
+            if isinstance(op, dict) and "operationId" in op
+        }
+        self.schema = schema
+
+    def call(self, operation: str, body: Any = None, fmt: str = "json", **params: Any) -> Any:
+        method, path = self.operations[operation]
+        for name, value in params.items():
+            path = path.replace("{" + name + "}", str(value))
+        assert "{" not in path, f"{operation}: unfilled parameter in {path}"
+        send = getattr(self.client, method)
+        response = send(path, body, format=fmt) if body is not None else send(path)
+        assert response.status_code < 400, (operation, response.status_code, response.content)
+        return response.json()
+
+    def sign_in(self, token: str) -> None:
+        self.client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+
+
+def bot_source(style: int) -> bytes:
+    """Three different (and legal) players: first, last and middle of the legal actions."""
+    pick = ["0", "len(legal) - 1", "len(legal) // 2"][style]
+    return f"import botkit\nbotkit.run(lambda observation, legal: {pick})\n".encode()
+
+
+def test_a_schema_only_client_uploads_checks_enters_and_reads_standings(
+    workers: Workers,
+) -> None:
+    workers.start("api")
+    api = SchemaClient(APIClient())
+    account = api.call("register_create", {"username": "ada", "password": "analytical engine"})
+    api.sign_in(account["token"])
+
+    versions = []
+    for style in range(3):
+        bot = api.call("bots_create", {"game": "bigtwo", "name": f"player{style}"})
+        upload = SimpleUploadedFile(f"player{style}.py", bot_source(style))
+        version = api.call("bots_versions_upload", {"file": upload}, fmt="multipart", id=bot["id"])
+        assert version["status"] in ("pending", "checking")
+        versions.append(version["id"])
+
+    def checked() -> bool:
+        statuses = [api.call("versions_retrieve", id=pk)["status"] for pk in versions]
+        return all(status in ("accepted", "rejected") for status in statuses)
+
+    wait_for(checked, 90, "the worker to check the uploads")
+    for pk in versions:
+        report = api.call("versions_retrieve", id=pk)
+        assert report["status"] == "accepted", report["check_report"]
+        sizes = [match["players"] for match in report["check_report"]["matches"]]
+        assert sizes == [2, 3, 4]  # every table size of Big Two
+
+    tournament = api.call(
+        "tournaments_create",
+        {
+            "name": "first cup",
+            "game": "bigtwo",
+            "participants": versions,
+            "table_size": 2,
+            "games_per_pairing": 2,
+            "seed": 7,
+        },
+    )
+    api.call("tournaments_start_create", id=tournament["id"])
+
+    def finished() -> bool:
+        return api.call("tournaments_retrieve", id=tournament["id"])["status"] == "finished"
+
+    wait_for(finished, 90, "the worker to play the round robin")
+    standings = api.call("tournaments_standings_retrieve", id=tournament["id"])
+    assert standings["matches_done"] == standings["matches_total"] == 3
+    assert sorted(row["version"] for row in standings["rows"]) == sorted(versions)
+    assert sum(row["points"] for row in standings["rows"]) == pytest.approx(3)
+    assert [row["place"] for row in standings["rows"]] == sorted(
+        row["place"] for row in standings["rows"]
+    )
+    matches = api.call("matches_list")  # the matches are listed, each with its result
+    assert matches["count"] == 3 and all(m["result"] for m in matches["results"])
+    board = api.call("leaderboards_list", game="bigtwo")
+    assert {row["bot_name"] for row in board["results"]} == {"player0", "player1", "player2"}

@@ -1,0 +1,94 @@
+"""State changes the API needs beyond tournaments.services: a checked upload, a quick match.
+
+Each is one transaction; the check or the match is enqueued only after it commits.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+
+from django.db import transaction
+from django.utils import timezone
+
+from judge.bots import policies
+from judge.games import game_class
+from judge.rng import derive_seed
+from tournaments import services
+from tournaments.checks import enqueue_check
+from tournaments.models import Bot, BotVersion, Match, Seat
+from tournaments.uploads import Bundle
+
+#: Games a quick match may have (each a short match; it is unrated).
+QUICK_MAX_GAMES = 10
+
+
+@transaction.atomic
+def upload_version(bot: Bot, bundle: Bundle) -> tuple[BotVersion, bool]:
+    """The version holding this code, and whether it is new (a new one is checked)."""
+    if bot.retired:
+        raise services.ServiceError(f"bot {bot.name!r} is retired; it takes no new versions")
+    known = bot.versions.filter(content_hash=bundle.content_hash).exists()
+    version = services.add_version(bot, bundle.code, bundle.content_hash)
+    if not known:
+        enqueue_check(version.pk)
+    return version, not known
+
+
+@transaction.atomic
+def retire_bot(bot: Bot) -> Bot:
+    """A retired bot keeps its matches and rating but enters no new tournament."""
+    Bot.objects.filter(pk=bot.pk).update(retired=True)
+    bot.retired = True
+    return bot
+
+
+def request_quick_match(
+    version: BotVersion,
+    opponents: Sequence[BotVersion],
+    house_bots: Sequence[str],
+    games: int,
+    seed: int | None = None,
+) -> Match:
+    """An unrated match of ``version`` against the chosen opponents, queued after commit."""
+    game = version.bot.game
+    engine = game_class(game)
+    players = 1 + len(opponents) + len(house_bots)
+    if not engine.min_players <= players <= engine.max_players:
+        raise services.ServiceError(
+            f"{game} tables seat {engine.min_players} to {engine.max_players}, not {players}; "
+            "choose fewer or more opponents"
+        )
+    for other in opponents:
+        if other.bot.game != game:
+            raise services.ServiceError(f"{other} plays {other.bot.game}, not {game}")
+        if other.status != BotVersion.Status.ACCEPTED:
+            raise services.ServiceError(f"{other} is {other.status}; opponents must be accepted")
+    unknown = sorted(set(house_bots) - set(policies(game)))
+    if unknown:
+        raise services.ServiceError(
+            f"no house bot {unknown[0]!r} for {game}; choose from {sorted(policies(game))}"
+        )
+    if not 1 <= games <= QUICK_MAX_GAMES:
+        raise services.ServiceError(f"a quick match has 1 to {QUICK_MAX_GAMES} games, not {games}")
+    with transaction.atomic():
+        seated = [version, *opponents]
+        seated += [services.house_version(game, name) for name in house_bots]
+        match = Match.objects.create(
+            game=game,
+            games=games,
+            rated=False,
+            seed=derive_seed(secrets.randbits(48) if seed is None else seed, "quick"),
+            enqueued_at=timezone.now(),
+        )
+        Seat.objects.bulk_create(
+            Seat(match=match, index=i, version=seat) for i, seat in enumerate(seated)
+        )
+        transaction.on_commit(lambda: _play(match.pk))
+    return match
+
+
+def _play(match_id: int) -> None:
+    from tournaments.tasks import play_match
+
+    play_match.delay(match_id)

@@ -1,0 +1,68 @@
+"""Filters of every list (query parameters; the schema lists them)."""
+
+from __future__ import annotations
+
+import django_filters  # type: ignore[import-untyped]
+from django.db.models import QuerySet
+
+from judge.games import GAMES
+from tournaments.models import Bot, BotVersion, Match, Rating, Tournament
+
+GAME_CHOICES = [(name, name) for name in sorted(GAMES)]
+
+
+class BotFilter(django_filters.FilterSet):
+    game = django_filters.ChoiceFilter(choices=GAME_CHOICES)
+    owner = django_filters.CharFilter(field_name="owner__username")
+    house = django_filters.BooleanFilter(field_name="owner", lookup_expr="isnull")
+    name = django_filters.CharFilter(lookup_expr="icontains")
+
+    class Meta:
+        model = Bot
+        fields = ("game", "owner", "house", "retired", "name")
+
+
+class VersionFilter(django_filters.FilterSet):
+    game = django_filters.ChoiceFilter(field_name="bot__game", choices=GAME_CHOICES)
+    owner = django_filters.CharFilter(field_name="bot__owner__username")
+    status = django_filters.ChoiceFilter(choices=BotVersion.Status.choices)
+
+    class Meta:
+        model = BotVersion
+        fields = ("bot", "game", "owner", "status")
+
+
+class TournamentFilter(django_filters.FilterSet):
+    game = django_filters.ChoiceFilter(choices=GAME_CHOICES)
+    owner = django_filters.CharFilter(field_name="owner__username")
+    status = django_filters.ChoiceFilter(choices=Tournament.Status.choices)
+
+    class Meta:
+        model = Tournament
+        fields = ("game", "owner", "status", "rated")
+
+
+class MatchFilter(django_filters.FilterSet):
+    bot = django_filters.NumberFilter(method="by_bot", label="a bot id: its matches")
+    version = django_filters.NumberFilter(method="by_version", label="a bot version id")
+    game = django_filters.ChoiceFilter(choices=GAME_CHOICES)
+    status = django_filters.ChoiceFilter(choices=Match.Status.choices)
+
+    class Meta:
+        model = Match
+        fields = ("tournament", "bot", "version", "game", "status", "rated")
+
+    def by_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
+        return queryset.filter(pk__in=Match.objects.filter(seats__version__bot_id=value))
+
+    def by_version(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
+        return queryset.filter(pk__in=Match.objects.filter(seats__version_id=value))
+
+
+class LeaderboardFilter(django_filters.FilterSet):
+    owner = django_filters.CharFilter(field_name="bot__owner__username")
+    retired = django_filters.BooleanFilter(field_name="bot__retired")
+
+    class Meta:
+        model = Rating
+        fields = ("owner", "retired")

@@ -1,0 +1,345 @@
+"""Serializers only translate: rows to JSON and requests to checked values.
+
+Private fields (code, check reports, logs) appear only through the owner-only serializers
+or fields the views fill for the owner; public ones never hold them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.contrib.auth.password_validation import validate_password
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from judge.games import GAMES
+from tournaments.api.permissions import may_read_seat_log, owns_version
+from tournaments.models import Bot, BotVersion, Match, Rating, Seat, Tournament
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+
+class UserSerializer(serializers.ModelSerializer[User]):
+    class Meta:
+        model = User
+        fields: tuple[str, ...] = ("id", "username", "is_staff")
+        read_only_fields: tuple[str, ...] = fields
+
+
+class RegisterSerializer(serializers.ModelSerializer[User]):
+    password = serializers.CharField(
+        write_only=True, min_length=8, style={"input_type": "password"}
+    )
+    token = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = User
+        fields: tuple[str, ...] = ("id", "username", "email", "password", "token")
+        read_only_fields: tuple[str, ...] = ("id", "token")
+
+    def validate_password(self, value: str) -> str:
+        validate_password(value)
+        return value
+
+
+class RatingSerializer(serializers.ModelSerializer[Rating]):
+    class Meta:
+        model = Rating
+        fields: tuple[str, ...] = ("elo", "matches", "updated_at")
+        read_only_fields: tuple[str, ...] = fields
+
+
+class BotSerializer(serializers.ModelSerializer[Bot]):
+    owner: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
+    game = serializers.ChoiceField(choices=sorted(GAMES))
+    name = serializers.RegexField(
+        NAME_PATTERN,
+        error_messages={"invalid": "use 1 to 64 letters, digits, '_', '.' or '-'"},
+    )
+    rating = serializers.SerializerMethodField()
+    versions = serializers.IntegerField(source="version_count", read_only=True)
+    latest_version = serializers.IntegerField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Bot
+        fields: tuple[str, ...] = (
+            "id",
+            "name",
+            "game",
+            "owner",
+            "house_policy",
+            "retired",
+            "created_at",
+            "versions",
+            "latest_version",
+            "rating",
+        )
+        read_only_fields: tuple[str, ...] = ("id", "owner", "house_policy", "retired", "created_at")
+
+    @extend_schema_field(RatingSerializer(allow_null=True))
+    def get_rating(self, bot: Bot) -> dict[str, Any] | None:
+        try:
+            rating = bot.rating
+        except Rating.DoesNotExist:
+            return None
+        return dict(RatingSerializer(rating).data)
+
+
+class VersionSerializer(serializers.ModelSerializer[BotVersion]):
+    """What anyone may read about a version: its number, hash and check status."""
+
+    bot_name = serializers.CharField(source="bot.name", read_only=True)
+    game = serializers.CharField(source="bot.game", read_only=True)
+    owner = serializers.CharField(source="bot.owner.username", read_only=True, allow_null=True)
+
+    class Meta:
+        model = BotVersion
+        fields: tuple[str, ...] = (
+            "id",
+            "bot",
+            "bot_name",
+            "game",
+            "owner",
+            "number",
+            "content_hash",
+            "status",
+            "created_at",
+        )
+        read_only_fields: tuple[str, ...] = fields
+
+
+class VersionDetailSerializer(VersionSerializer):
+    """A version's detail: the check report (verdict, reasons, the bot's log during the
+    check) is filled for the bot's owner only, and null for anyone else."""
+
+    check_report = serializers.SerializerMethodField()
+
+    class Meta(VersionSerializer.Meta):
+        fields = (*VersionSerializer.Meta.fields, "check_report")
+        read_only_fields: tuple[str, ...] = fields
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_check_report(self, version: BotVersion) -> Any:
+        request = self.context.get("request")
+        if request is None or not owns_version(request.user, version):
+            return None
+        return version.check_report
+
+
+class UploadSerializer(serializers.Serializer[Any]):
+    file = serializers.FileField(
+        help_text="One .py file (it becomes main.py) or a .zip with main.py at its top."
+    )
+
+
+class TournamentSerializer(serializers.ModelSerializer[Tournament]):
+    owner: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
+    game = serializers.ChoiceField(choices=sorted(GAMES))
+    participants = serializers.PrimaryKeyRelatedField(
+        many=True, queryset=BotVersion.objects.select_related("bot").defer("code")
+    )
+    games_per_pairing = serializers.IntegerField(min_value=1, max_value=20, default=2)
+    rounds = serializers.IntegerField(min_value=1, max_value=10, default=1)
+    table_size = serializers.IntegerField(min_value=0, max_value=8, default=0)
+    seed = serializers.IntegerField(min_value=0, max_value=2**62, default=0)
+    progress = serializers.FloatField(read_only=True)
+
+    class Meta:
+        model = Tournament
+        fields: tuple[str, ...] = (
+            "id",
+            "name",
+            "game",
+            "variant",
+            "options",
+            "table_size",
+            "format",
+            "participants",
+            "games_per_pairing",
+            "rounds",
+            "duplicate",
+            "rated",
+            "seed",
+            "time_control",
+            "status",
+            "matches_total",
+            "matches_done",
+            "progress",
+            "owner",
+            "created_at",
+            "started_at",
+            "finished_at",
+        )
+        read_only_fields: tuple[str, ...] = (
+            "id",
+            "format",
+            "time_control",
+            "status",
+            "matches_total",
+            "matches_done",
+            "owner",
+            "created_at",
+            "started_at",
+            "finished_at",
+        )
+
+
+class StandingSerializer(serializers.Serializer[Any]):
+    version = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    number = serializers.IntegerField()
+    place = serializers.IntegerField()
+    points = serializers.FloatField()
+    pairs = serializers.IntegerField()
+    matches = serializers.IntegerField()
+    elo = serializers.FloatField()
+    elo_low = serializers.FloatField()
+    elo_high = serializers.FloatField()
+
+
+class StandingsSerializer(serializers.Serializer[Any]):
+    tournament = serializers.IntegerField()
+    status = serializers.CharField()
+    matches_done = serializers.IntegerField()
+    matches_total = serializers.IntegerField()
+    rows = StandingSerializer(many=True)
+
+
+class PairSerializer(serializers.Serializer[Any]):
+    version = serializers.IntegerField()
+    opponent = serializers.IntegerField()
+    points = serializers.FloatField()
+    pairs = serializers.IntegerField()
+
+
+class HeadToHeadSerializer(serializers.Serializer[Any]):
+    tournament = serializers.IntegerField()
+    pairs = PairSerializer(many=True)
+
+
+class SeatSerializer(serializers.ModelSerializer[Seat]):
+    bot = serializers.IntegerField(source="version.bot_id", read_only=True)
+    bot_name = serializers.CharField(source="version.bot.name", read_only=True)
+    number = serializers.IntegerField(source="version.number", read_only=True)
+    owner = serializers.CharField(
+        source="version.bot.owner.username", read_only=True, allow_null=True
+    )
+
+    class Meta:
+        model = Seat
+        fields: tuple[str, ...] = ("index", "version", "bot", "bot_name", "number", "owner")
+        read_only_fields: tuple[str, ...] = fields
+
+
+class SeatWithLogSerializer(SeatSerializer):
+    """A seat in a match's detail: its log only for the bot's owner (null for anyone else)."""
+
+    log = serializers.SerializerMethodField()
+
+    class Meta(SeatSerializer.Meta):
+        fields = (*SeatSerializer.Meta.fields, "log")
+        read_only_fields: tuple[str, ...] = fields
+
+    def get_log(self, seat: Seat) -> str | None:
+        request = self.context.get("request")
+        if request is None or not may_read_seat_log(request.user, seat):
+            return None
+        return seat.log
+
+
+class MatchSerializer(serializers.ModelSerializer[Match]):
+    """A match; its result appears only once it is over (nothing hidden leaks meanwhile)."""
+
+    seats = SeatSerializer(many=True, read_only=True)
+    result = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Match
+        fields: tuple[str, ...] = (
+            "id",
+            "tournament",
+            "number",
+            "game",
+            "variant",
+            "games",
+            "duplicate",
+            "rated",
+            "status",
+            "seats",
+            "result",
+            "enqueued_at",
+            "started_at",
+            "finished_at",
+        )
+        read_only_fields: tuple[str, ...] = fields
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_result(self, match: Match) -> Any:
+        return match.result if match.status == Match.Status.DONE else None
+
+
+class MatchDetailSerializer(MatchSerializer):
+    seats = SeatWithLogSerializer(many=True, read_only=True)
+    faults = serializers.SerializerMethodField()
+
+    class Meta(MatchSerializer.Meta):
+        fields = (*MatchSerializer.Meta.fields, "faults", "timings")
+        read_only_fields: tuple[str, ...] = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_faults(self, match: Match) -> list[Any]:
+        return list(match.faults) if match.status == Match.Status.DONE else []
+
+
+class QuickMatchSerializer(serializers.Serializer[Any]):
+    version = serializers.IntegerField(help_text="your bot version (any status)")
+    opponents = serializers.ListField(
+        child=serializers.IntegerField(),
+        default=list,
+        max_length=7,
+        help_text="accepted bot versions of the same game",
+    )
+    house_bots = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        default=list,
+        max_length=7,
+        help_text="house bots by name, such as random or greedy",
+    )
+    games = serializers.IntegerField(min_value=1, max_value=10, default=1)
+    seed = serializers.IntegerField(min_value=0, max_value=2**62, required=False)
+
+
+class LeaderboardRowSerializer(serializers.ModelSerializer[Rating]):
+    bot_name = serializers.CharField(source="bot.name", read_only=True)
+    owner = serializers.CharField(source="bot.owner.username", read_only=True, allow_null=True)
+    retired = serializers.BooleanField(source="bot.retired", read_only=True)
+
+    class Meta:
+        model = Rating
+        fields: tuple[str, ...] = (
+            "bot",
+            "bot_name",
+            "owner",
+            "retired",
+            "game",
+            "elo",
+            "matches",
+            "updated_at",
+        )
+        read_only_fields: tuple[str, ...] = fields
+
+
+class GameSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    default_players = serializers.IntegerField()
+    variants = serializers.ListField(child=serializers.CharField())
+    options = serializers.DictField()
+    house_bots = serializers.ListField(child=serializers.CharField())

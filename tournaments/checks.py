@@ -1,0 +1,243 @@
+"""Checking a new bot version before it may play rated games.
+
+The check plays one short match in the sandbox against house bots at every table size of
+the bot's game, then probes the protocol directly (it must answer ``hello`` and exit after
+``match_over``). Any fault of the bot rejects it, and the report says why in the owner's
+words: "timeout at game 0 move 3", "illegal action 'X'", "crashed: exited with status 1"
+followed by the traceback from its log. Only the owner sees the report (it holds the log).
+
+The check runs as a Celery task after the upload commits; it claims the version with a
+conditional UPDATE, so a second delivery of the same task changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from celery import shared_task
+from django.db import transaction
+
+from judge import protocol
+from judge.cli.sandboxing import bot_environment
+from judge.engine import GameError
+from judge.games import game_class
+from sandbox.backend import Backend
+from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
+from sandbox.limits import Limits
+from tournaments import runner
+from tournaments.models import BotVersion
+
+log = logging.getLogger(__name__)
+
+#: The check's clocks: shorter than a tournament's, so a silent bot is found quickly.
+CHECK_TIME_CONTROL = {"startup_s": 10.0, "move_s": 1.0, "bank_s": 2.0}
+#: Options that keep each check match short.
+CHECK_OPTIONS: dict[str, dict[str, Any]] = {"fifteen35": {"hands": 1}}
+#: The house bot that fills the other seats.
+CHECK_OPPONENT = "random"
+#: How long a bot may take to exit after ``match_over``.
+EXIT_GRACE_S = 3.0
+#: How much of the bot's log the report keeps.
+LOG_CHARS = 16 << 10
+
+
+def enqueue_check(version_id: int) -> None:
+    """Check ``version_id`` once the current transaction commits."""
+    transaction.on_commit(lambda: check_version.delay(version_id))
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def check_version(version_id: int) -> str:
+    """Check a pending version and store its verdict; returns the verdict (or "skipped")."""
+    claimed = BotVersion.objects.filter(
+        pk=version_id, status__in=(BotVersion.Status.PENDING, BotVersion.Status.CHECKING)
+    ).update(status=BotVersion.Status.CHECKING)
+    if claimed != 1:
+        return "skipped"
+    version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    try:
+        report = run_check(version.bot.game, bytes(version.code), version_id, backend_maker())
+    except runner.InfrastructureError as error:
+        # Not the bot's fault: leave it pending, so the next delivery checks it again.
+        BotVersion.objects.filter(pk=version_id).update(status=BotVersion.Status.PENDING)
+        log.warning("version %s: the check could not run: %s", version_id, error)
+        raise
+    status = BotVersion.Status.ACCEPTED if report["passed"] else BotVersion.Status.REJECTED
+    BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.CHECKING).update(
+        status=status, check_report=report
+    )
+    return str(status)
+
+
+def backend_maker() -> Callable[[], Backend]:
+    """The worker's sandbox backend (the service makes one per process)."""
+    from tournaments.tasks import sandbox_backend
+
+    return sandbox_backend
+
+
+def table_sizes(game: str) -> range:
+    engine = game_class(game)
+    return range(engine.min_players, engine.max_players + 1)
+
+
+def run_check(
+    game: str, code: bytes, version_id: int, backend: Callable[[], Backend]
+) -> dict[str, Any]:
+    """The check's report: one match per table size, the probes, the verdict and the log."""
+    began = time.perf_counter()
+    matches: list[dict[str, Any]] = []
+    logs: list[str] = []
+    for players in table_sizes(game):
+        summary, bot_log = check_match(game, players, code, version_id, backend)
+        matches.append(summary)
+        logs.append(f"--- match with {players} players ---\n{bot_log}")
+    probes = [probe_exit(game, code, backend)]
+    problems = [m["problem"] for m in matches if m["problem"]]
+    problems += [p["problem"] for p in probes if p["problem"]]
+    return {
+        "passed": not problems,
+        "verdict": "accepted" if not problems else "rejected",
+        "reason": problems[0] if problems else "every check passed",
+        "problems": problems,
+        "matches": matches,
+        "probes": probes,
+        "log": "\n".join(logs)[-LOG_CHARS:],
+        "seconds": round(time.perf_counter() - began, 3),
+    }
+
+
+def check_match(
+    game: str, players: int, code: bytes, version_id: int, backend: Callable[[], Backend]
+) -> tuple[dict[str, Any], str]:
+    """Play the bot in seat 0 against house bots; its summary and the bot's log."""
+    seats = [runner.SeatPlan(name="candidate", content_hash="", code=code)]
+    seats += [
+        runner.SeatPlan(name=f"house:{CHECK_OPPONENT}", content_hash="", house_policy="random")
+        for _ in range(players - 1)
+    ]
+    plan = runner.MatchPlan(
+        match_id=version_id,
+        game=game,
+        variant="",
+        options=dict(CHECK_OPTIONS.get(game, {})),
+        seed=version_id * 16 + players,
+        games=1,
+        duplicate=False,
+        time_control=dict(CHECK_TIME_CONTROL),
+        limits={},
+        seats=seats,
+    )
+    try:
+        # The house opponents are the judge's own code: called in-process, the check is quick.
+        outcome, _ = runner.play(plan, backend, house_in_sandbox=False)
+    except GameError as error:  # the check's own request is wrong: a bug here, not the bot's
+        raise runner.InfrastructureError(f"the check match could not be set up: {error}") from None
+    bot_log = outcome["logs"][0] if outcome.get("logs") else ""
+    faults = [f for f in outcome["faults"] if f["bot"] == 0]
+    problem = describe_fault(faults[0], players, bot_log) if faults else ""
+    summary = {
+        "players": players,
+        "scores": outcome["scores"],
+        "places": outcome["places"],
+        "faults": faults,
+        "problem": problem,
+    }
+    return summary, bot_log
+
+
+def describe_fault(fault: dict[str, Any], players: int, bot_log: str) -> str:
+    """A fault as its owner wants to read it, with the traceback for a crash."""
+    where = f"with {players} players"
+    if fault.get("move") is not None:
+        where += f", game {fault['game']} move {fault['move']}"
+    elif fault.get("game") is None:
+        where += ", at start-up"
+    kind = fault["kind"]
+    if kind == "timeout":
+        text = f"timeout ({where}): {fault['reason']}"
+    elif kind == "illegal_action":
+        text = f"illegal action {fault['text']} ({where}): {fault['reason']}"
+    elif kind == "closed":
+        text = f"crashed ({where}): {fault['reason']}"
+        traceback = last_traceback(bot_log)
+        if traceback:
+            text += "\n" + traceback
+    else:
+        text = f"{kind.replace('_', ' ')} ({where}): {fault['reason']}"
+        if fault.get("text"):
+            text += f": {fault['text']}"
+    return text
+
+
+def last_traceback(bot_log: str) -> str:
+    """The last Python traceback in a log (or its last lines when there is none)."""
+    start = bot_log.rfind("Traceback (most recent call last):")
+    if start >= 0:
+        return bot_log[start:].strip()[-4000:]
+    return "\n".join(bot_log.strip().splitlines()[-10:])
+
+
+def probe_exit(game: str, code: bytes, backend: Callable[[], Backend]) -> dict[str, Any]:
+    """Greet the bot, end the match at once, and see that it exits by itself."""
+    engine = game_class(game)
+    hello = protocol.hello(
+        bot=0,
+        seat=0,
+        game=game,
+        variant=engine.variants[0],
+        options=dict(engine.option_defaults),
+        players=engine.min_players,
+        games=1,
+        time=CHECK_TIME_CONTROL,
+    )
+    over = protocol.match_over(bot=0, scores=[0] * engine.min_players, places=[1, 1])
+    name = "exits after match_over"
+    with tempfile.TemporaryDirectory(prefix="check-probe-") as workdir:
+        try:
+            sandbox = backend()
+            channel = sandbox.start(
+                runner.unpack(code, Path(workdir) / "bot"),
+                label="check-probe",
+                limits=Limits(),
+                env=bot_environment(sandbox),
+            )
+        except Exception as error:
+            raise runner.InfrastructureError(f"could not start the probe: {error!r}") from error
+        try:
+            return exchange_exit(channel, hello, over, name)
+        finally:
+            channel.close()
+
+
+def exchange_exit(
+    channel: Channel, hello: dict[str, Any], over: dict[str, Any], name: str
+) -> dict[str, Any]:
+    deadline = time.monotonic() + CHECK_TIME_CONTROL["startup_s"]
+    try:
+        channel.send(protocol.encode(hello))
+        protocol.parse_ready(channel.recv(deadline))
+    except (ChannelClosed, ChannelTimeout, LineTooLong, ValueError) as error:
+        return {"name": name, "problem": f"probe: no ready answer to hello: {error}"}
+    try:
+        channel.send(protocol.encode(over))
+        line = channel.recv(time.monotonic() + EXIT_GRACE_S)
+    except ChannelClosed as closed:
+        return {"name": name, "problem": "", "detail": str(closed)}
+    except ChannelTimeout:
+        return {
+            "name": name,
+            "problem": f"probe: still running {EXIT_GRACE_S:g} s after match_over; "
+            "a bot must exit when the match is over",
+        }
+    except LineTooLong as error:
+        line = error.head
+    return {
+        "name": name,
+        "problem": f"probe: wrote {line[:200]!r} after match_over instead of exiting",
+    }
