@@ -1,0 +1,110 @@
+"""Owners' secrets stay theirs on every page, and pages cost the same queries at any size."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from tests.web.conftest import (
+    SECRET_CODE,
+    SECRET_LOG,
+    make_user,
+    played_tournament,
+    quick_bot,
+    uploaded_bot,
+)
+from tournaments import checks, services
+from tournaments.models import BotVersion, Match, Tournament
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("fast_matches"),
+    pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning"),
+]
+
+
+def every_page(tournament: Tournament, version: BotVersion) -> Iterator[str]:
+    """Every page and data address that shows anything about this tournament and bot."""
+    bot = version.bot
+    yield reverse("web:home")
+    yield reverse("web:leaderboard", args=[bot.game])
+    yield reverse("web:bot", args=[bot.pk])
+    yield reverse("web:version", args=[version.pk])
+    yield reverse("web:version", args=[version.pk]) + "?part=status"
+    yield reverse("web:tournaments")
+    yield reverse("web:tournament", args=[tournament.pk])
+    yield reverse("web:tournament", args=[tournament.pk]) + "?part=live"
+    for match in tournament.matches.all():
+        yield reverse("web:match", args=[match.pk])
+        frames = reverse("web:frames", args=[match.pk])
+        for game in range(len((match.result or {})["games"])):
+            for seat in ("all", *map(str, range(tournament.table_size))):
+                yield f"{frames}?game={game}&seat={seat}"
+
+
+def test_only_the_owner_ever_sees_a_bots_code_and_logs() -> None:
+    owner, other = make_user("owner"), make_user("other")
+    version = uploaded_bot(owner, "oceans11", "secretive")
+    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.PENDING)
+    assert checks.check_version(version.pk) == BotVersion.Status.ACCEPTED
+    entrants = [version, services.house_version("oceans11", "random")]
+    tournament = played_tournament(owner, "oceans11", entrants, duplicate=True)
+    pages = list(every_page(tournament, version))
+    visitor, stranger, author = Client(), Client(), Client()
+    stranger.force_login(other)
+    author.force_login(owner)
+    for client in (visitor, stranger):
+        for page in pages:
+            answer = client.get(page)
+            assert answer.status_code == 200, page
+            text = answer.content.decode()
+            assert SECRET_CODE not in text and SECRET_LOG not in text, page
+    assert stranger.get(reverse("web:upload_version", args=[version.bot_id])).status_code == 404
+    bot_page = author.get(reverse("web:bot", args=[version.bot_id])).content.decode()
+    assert SECRET_CODE in bot_page and SECRET_LOG in bot_page
+    check_page = author.get(reverse("web:version", args=[version.pk])).content.decode()
+    assert SECRET_LOG in check_page
+    match_page = author.get(reverse("web:match", args=[tournament.matches.first().pk]))  # type: ignore[union-attr]
+    assert SECRET_LOG in match_page.content.decode()
+
+
+def queries(client: Client, path: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(path).status_code == 200, path
+    return len(captured)
+
+
+def test_pages_cost_the_same_queries_for_few_and_many_rows() -> None:
+    owner = make_user("owner")
+    client = Client()
+    client.force_login(owner)
+    mine = quick_bot(owner, "bigtwo", "mine", "greedy")
+    small = played_tournament(
+        owner,
+        "bigtwo",
+        [mine, quick_bot(owner, "bigtwo", "b1"), quick_bot(None, "bigtwo", "b2")],
+        table_size=2,
+    )
+    pages = {
+        "home": reverse("web:home"),
+        "leaderboard": reverse("web:leaderboard", args=["bigtwo"]),
+        "bot": reverse("web:bot", args=[mine.bot_id]),
+        "tournaments": reverse("web:tournaments"),
+    }
+    before = {name: queries(client, path) for name, path in pages.items()}
+    small_page = queries(client, reverse("web:tournament", args=[small.pk]))
+    match = Match.objects.filter(tournament=small).first()
+    small_match = queries(client, reverse("web:match", args=[match.pk]))  # type: ignore[union-attr]
+
+    more = [mine, *(quick_bot(owner, "bigtwo", f"c{i}", "greedy") for i in range(5))]
+    big = played_tournament(owner, "bigtwo", more, table_size=3)
+    after = {name: queries(client, path) for name, path in pages.items()}
+    assert after == before
+    assert queries(client, reverse("web:tournament", args=[big.pk])) == small_page
+    match = Match.objects.filter(tournament=big).first()
+    assert queries(client, reverse("web:match", args=[match.pk])) == small_match  # type: ignore[union-attr]

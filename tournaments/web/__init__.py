@@ -1,0 +1,1 @@
+"""The web pages: server-rendered Django views with a little JavaScript (docs/web.md)."""

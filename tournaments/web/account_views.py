@@ -1,0 +1,41 @@
+"""Sign up, log in, log out (Django's own views) and the API token page."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+from rest_framework.authtoken.models import Token
+
+from tournaments.web.forms import SignupForm
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}: upload your first bot.")
+        return redirect("web:upload")
+    return render(request, "web/signup.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def token(request: HttpRequest) -> HttpResponse:
+    """The user's API token; POST makes a new one (the old one stops working)."""
+    user = cast(User, request.user)
+    if request.method == "POST":
+        Token.objects.filter(user=user).delete()
+        Token.objects.create(user=user)
+        messages.success(request, "A new token was made; the old one no longer works.")
+        return redirect("web:token")
+    key = Token.objects.filter(user=user).values_list("key", flat=True).first()
+    return render(request, "web/token.html", {"key": key})

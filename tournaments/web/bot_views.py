@@ -1,0 +1,168 @@
+"""A bot's page, uploading a bot or a version, and a version's check.
+
+Code, check reports and logs are its owner's alone: the pages ask
+``tournaments.api.permissions`` (the same helpers as the API) and never even load them
+for anyone else.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.db.models import Prefetch, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from tournaments import services
+from tournaments.api.actions import upload_version
+from tournaments.api.permissions import owns_bot
+from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
+from tournaments.uploads import UploadError, read_upload
+from tournaments.web import charts
+from tournaments.web.forms import GAME_TITLES, UploadForm
+
+RECENT_MATCHES = 20
+SHOWN_CODE_BYTES = 200_000
+
+
+def seats_without_secrets() -> QuerySet[Seat]:
+    """Seats with their bots, leaving logs and code in the database."""
+    return Seat.objects.select_related("version__bot__owner").defer(
+        "log", "version__code", "version__check_report"
+    )
+
+
+def recent_matches(bot: Bot) -> list[Match]:
+    found = (
+        Match.objects.filter(seats__version__bot=bot)
+        .distinct()
+        .defer("replay", "failure", "timings", "options", "time_control", "limits")
+        .select_related("tournament")
+        .prefetch_related(Prefetch("seats", queryset=seats_without_secrets()))
+        .order_by("-id")
+    )
+    return with_places(found[:RECENT_MATCHES])
+
+
+def with_places(matches: Iterable[Match]) -> list[Match]:
+    """The matches, each with ``seat_lines``: (seat, its place or None) in seat order."""
+    listed = list(matches)
+    for match in listed:
+        places = (match.result or {}).get("places", [])
+        match.seat_lines = [  # type: ignore[attr-defined]
+            (seat, places[seat.index] if seat.index < len(places) else None)
+            for seat in match.seats.all()
+        ]
+    return listed
+
+
+def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = get_object_or_404(Bot.objects.select_related("owner", "rating"), pk=bot_id)
+    mine = owns_bot(request.user, bot)
+    versions = bot.versions.order_by("-number")
+    if not mine:
+        versions = versions.defer("code", "check_report")
+    changes = list(
+        RatingHistory.objects.filter(bot=bot).order_by("id").values_list("before", "after")
+    )
+    history = [changes[0][0], *(after for _, after in changes)] if changes else []
+    matches = recent_matches(bot)
+    listed = list(versions)
+    context: dict[str, Any] = {
+        "bot": bot,
+        "title": GAME_TITLES.get(bot.game, bot.game),
+        "mine": mine,
+        "versions": listed,
+        "rating": getattr(bot, "rating", None),
+        "chart": charts.rating_chart(history, f"rating history of {bot.name}"),
+        "matches": matches,
+    }
+    if mine:
+        context["logs"] = list(
+            Seat.objects.filter(version__bot=bot, match__in=[m.pk for m in matches])
+            .exclude(log="")
+            .order_by("-match_id")
+            .values("match_id", "index", "log")
+        )
+        context["code"] = code_files(listed[0]) if listed else []
+    return render(request, "web/bot.html", context)
+
+
+def code_files(version: BotVersion) -> list[tuple[str, str]]:
+    """The version's files as text (large or binary files summarised)."""
+    files = []
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(bytes(version.code)))
+    except zipfile.BadZipFile:
+        return []
+    with archive:
+        for info in archive.infolist():
+            if info.file_size > SHOWN_CODE_BYTES:
+                files.append((info.filename, f"({info.file_size} bytes, too large to show)"))
+                continue
+            data = archive.read(info)
+            try:
+                files.append((info.filename, data.decode("utf-8")))
+            except UnicodeDecodeError:
+                files.append((info.filename, f"({len(data)} bytes of binary data)"))
+    return files
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def upload(request: HttpRequest, bot_id: int | None = None) -> HttpResponse:
+    """Upload a new bot, or (with ``bot_id``) a new version of one of the user's bots."""
+    bot = None
+    if bot_id is not None:
+        bot = get_object_or_404(Bot, pk=bot_id)
+        if not owns_bot(request.user, bot):
+            raise Http404("only the bot's owner may upload its versions")
+    form = UploadForm(request.POST or None, request.FILES or None, bot=bot)
+    if request.method == "POST" and form.is_valid():
+        version = _store_upload(request, form, bot)
+        if version is not None:
+            return redirect("web:version", version_id=version.pk)
+    return render(request, "web/upload.html", {"form": form, "bot": bot})
+
+
+def _store_upload(request: HttpRequest, form: UploadForm, bot: Bot | None) -> BotVersion | None:
+    """The stored version, or None with the reason added to the form."""
+    upload = form.cleaned_data["code"]
+    try:
+        bundle = read_upload(upload.name, upload.read())
+        with transaction.atomic():
+            if bot is None:
+                data = form.cleaned_data
+                bot = services.create_bot(request.user, data["game"], data["name"])  # type: ignore[arg-type]
+            version, new = upload_version(bot, bundle)
+    except UploadError as error:
+        form.add_error("code", str(error))
+        return None
+    except services.ServiceError as error:
+        form.add_error("name" if "named" in str(error) else None, str(error))
+        return None
+    if not new:
+        messages.info(request, f"This code is already version {version.number}; nothing new.")
+    return version
+
+
+def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
+    """A version's check: its progress (the page refreshes itself) and its verdict."""
+    version = get_object_or_404(
+        BotVersion.objects.select_related("bot__owner").defer("code"), pk=version_id
+    )
+    mine = owns_bot(request.user, version.bot)
+    report = version.check_report if mine else {}
+    waiting = version.status in (BotVersion.Status.PENDING, BotVersion.Status.CHECKING)
+    context = {"version": version, "bot": version.bot, "mine": mine, "report": report}
+    context["waiting"] = waiting
+    if request.GET.get("part") == "status":
+        return render(request, "web/_version_status.html", context)
+    return render(request, "web/version.html", context)

@@ -1,0 +1,118 @@
+"""Forms of the web pages: sign-up, bot upload, tournament creation; errors in plain words."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar, cast
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm, UsernameField
+from django.contrib.auth.models import User
+
+from judge.bots import policies
+from judge.engine import GameError
+from judge.games import GAMES, game_class, new_game
+from tournaments.models import Bot, BotVersion
+
+GAME_TITLES = {"oceans11": "Oceans 11", "bigtwo": "Big Two", "fifteen35": "Fifteen Thirty-Five"}
+GAME_CHOICES = [(name, GAME_TITLES.get(name, name)) for name in GAMES]
+
+
+class SignupForm(UserCreationForm):  # type: ignore[type-arg,unused-ignore]
+    class Meta:
+        model = User
+        fields = ("username",)
+        field_classes: ClassVar[dict[str, type[forms.Field]]] = {"username": UsernameField}
+
+
+class UploadForm(forms.Form):
+    """A new bot (game and name) or, for an existing bot, just the file of a new version."""
+
+    game = forms.ChoiceField(choices=GAME_CHOICES)
+    name = forms.CharField(max_length=64, help_text="Letters, digits, - and _.")
+    code = forms.FileField(
+        label="Bot code", help_text="One .py file, or a .zip with main.py at its top."
+    )
+
+    def __init__(self, *args: Any, bot: Bot | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.bot = bot
+        if bot is not None:
+            del self.fields["game"]
+            del self.fields["name"]
+
+    def clean_name(self) -> str:
+        name: str = self.cleaned_data["name"].strip()
+        if not name or not all(c.isalnum() or c in "-_" for c in name):
+            raise forms.ValidationError("use letters, digits, - and _ only (no spaces)")
+        return name
+
+
+class TournamentForm(forms.Form):
+    """A round robin of one game: its settings, its entrants and its clocks."""
+
+    name = forms.CharField(max_length=100)
+    variant = forms.ChoiceField()
+    table_size = forms.TypedChoiceField(coerce=int, label="Players at a table")
+    participants = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple)
+    games_per_pairing = forms.IntegerField(min_value=1, max_value=50, initial=2)
+    rounds = forms.IntegerField(min_value=1, max_value=10, initial=1)
+    duplicate = forms.BooleanField(
+        required=False, initial=True, help_text="Replay each deal with the bots rotated."
+    )
+    move_s = forms.FloatField(min_value=0.05, max_value=30, initial=1.0, label="Seconds a move")
+    bank_s = forms.FloatField(min_value=0, max_value=600, initial=10.0, label="Time bank (s)")
+    startup_s = forms.FloatField(min_value=1, max_value=60, initial=10.0, label="Start-up (s)")
+    options = forms.CharField(
+        required=False,
+        label="Game options (JSON)",
+        help_text='For example {"hands": 2} (Fifteen Thirty-Five) or {"deals": 2} (Big Two).',
+    )
+
+    def __init__(self, *args: Any, game: str, versions: list[BotVersion], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.game = game
+        engine = game_class(game)
+        cast(forms.ChoiceField, self.fields["variant"]).choices = [(v, v) for v in engine.variants]
+        sizes = range(engine.min_players, engine.max_players + 1)
+        table_size = cast(forms.ChoiceField, self.fields["table_size"])
+        table_size.choices = [(n, str(n)) for n in sizes]
+        table_size.initial = engine.default_players
+        cast(forms.ChoiceField, self.fields["participants"]).choices = participant_choices(
+            game, versions
+        )
+
+    def clean_options(self) -> dict[str, Any]:
+        text = self.cleaned_data["options"].strip()
+        if not text:
+            return {}
+        try:
+            options = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise forms.ValidationError(f"not JSON ({error.msg} at column {error.colno})") from None
+        if not isinstance(options, dict):
+            raise forms.ValidationError('write an object, like {"hands": 2}')
+        return options
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if "variant" in data and "options" in data and "table_size" in data:
+            try:
+                new_game(self.game, 0, data["table_size"], data["variant"], data["options"])
+            except (GameError, TypeError, ValueError) as error:
+                self.add_error("options", str(error))
+        chosen = data.get("participants") or []
+        size = data.get("table_size")
+        if size and chosen and len(chosen) < size:
+            self.add_error("participants", f"a table of {size} needs at least {size} participants")
+        return data
+
+
+def participant_choices(game: str, versions: list[BotVersion]) -> list[tuple[str, Any]]:
+    """Grouped choices: uploaded bots (their latest accepted version), then house bots."""
+    uploaded = [
+        (f"v{v.pk}", f"{v.bot.name} v{v.number} ({v.bot.owner.username if v.bot.owner else '-'})")
+        for v in versions
+    ]
+    house = [(f"house:{name}", f"house: {name}") for name in sorted(policies(game))]
+    return [("Uploaded bots", uploaded), ("House bots", house)]

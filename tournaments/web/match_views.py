@@ -1,0 +1,64 @@
+"""A match's page with the replay viewer, and the frames the viewer steps through."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+
+from tournaments.api.permissions import owns_bot
+from tournaments.models import Match, Seat
+from tournaments.web import replays
+from tournaments.web.bot_views import seats_without_secrets
+from tournaments.web.forms import GAME_TITLES
+
+
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = get_object_or_404(
+        Match.objects.select_related("tournament")
+        .defer("replay")
+        .prefetch_related(Prefetch("seats", queryset=seats_without_secrets())),
+        pk=match_id,
+    )
+    seats = list(match.seats.all())
+    mine = [seat.index for seat in seats if owns_bot(request.user, seat.version.bot)]
+    logs = dict(
+        Seat.objects.filter(match=match, index__in=mine).values_list("index", "log") if mine else []
+    )
+    result = match.result or {}
+    places = result.get("places", [])
+    scores = result.get("scores", [])
+    lines = [
+        (seat, places[i] if i < len(places) else None, scores[i] if i < len(scores) else None)
+        for i, seat in enumerate(seats)
+    ]
+    context = {
+        "match": match,
+        "title": GAME_TITLES.get(match.game, match.game),
+        "lines": lines,
+        "logs": [(seats[i], logs[i]) for i in sorted(logs)],
+        "games": result.get("games", []),
+        "names": [seat.version.bot.name for seat in seats],
+        "has_replay": match.status == Match.Status.DONE,
+    }
+    return render(request, "web/match.html", context)
+
+
+def replay_frames(request: HttpRequest, match_id: int) -> JsonResponse:
+    """``?game=G&seat=S|all``: every step of game G as seat S saw it (all: every card).
+
+    Only finished matches have a record; hidden cards are never sent while one runs.
+    """
+    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
+    if match.status != Match.Status.DONE or not match.replay:
+        raise Http404("this match has no replay yet: it is shown once the match is over")
+    record = match.replay
+    try:
+        index = int(request.GET.get("game", "0"))
+        players = record["games"][index]["record"]["players"] if record.get("games") else 0
+        perspective = replays.parse_perspective(request.GET.get("seat", "all"), players)
+        data = replays.frames(record, index, perspective)
+    except (ValueError, IndexError) as error:
+        return JsonResponse({"error": str(error)}, status=400)
+    data["bots"] = [bot["name"] for bot in record["header"]["bots"]]
+    return JsonResponse(data)

@@ -1,0 +1,104 @@
+"""A stored match record as the replay viewer steps through it, from one seat or from all.
+
+The record holds each game's seed and actions; the engine plays them again, so every
+frame is exactly what the engine showed: ``observation(seat)`` before each action, the
+legal actions the acting seat had, what it answered and the time it took (None: the seat
+had been retired and the engine played its fallback). Records are stored only once a
+match is over, so the all-seats view may show every hidden card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from judge.engine import Game, GameError, IllegalActionError, JSONDict
+from judge.games import new_game
+
+#: The observation keys that only their own seat sees, per game (the all-seats view
+#: gathers them from every seat; everything else in an observation is public).
+PRIVATE_KEYS: dict[str, tuple[str, ...]] = {
+    "oceans11": (),
+    "bigtwo": ("hand",),
+    "fifteen35": ("hidden",),
+}
+
+
+class ReplayError(ValueError):
+    """A record or a request the viewer cannot show; the message says what is wrong."""
+
+
+def parse_perspective(text: str, players: int) -> int | None:
+    """``"all"`` (None) or a seat number below ``players``; ReplayError otherwise."""
+    if text in ("", "all"):
+        return None
+    if not text.isdigit() or int(text) >= players:
+        raise ReplayError(f"seat {text!r}: choose 'all' or a seat from 0 to {players - 1}")
+    return int(text)
+
+
+def game_count(record: Mapping[str, Any]) -> int:
+    return len(record.get("games", []))
+
+
+def frames(record: Mapping[str, Any], index: int, perspective: int | None) -> JSONDict:
+    """Every step of game ``index`` of the record, seen from ``perspective`` (None: all)."""
+    games = record.get("games", [])
+    if not 0 <= index < len(games):
+        raise ReplayError(f"game {index}: this match has games 0 to {len(games) - 1}")
+    played = games[index]
+    game_record = played["record"]
+    try:
+        game = new_game(
+            game_record["game"],
+            game_record["seed"],
+            players=game_record["players"],
+            variant=game_record["variant"],
+            options=game_record["options"],
+        )
+    except (GameError, KeyError) as error:
+        raise ReplayError(f"game {index} cannot be set up again: {error}") from None
+    if perspective is not None and not 0 <= perspective < game.players:
+        raise ReplayError(f"seat {perspective}: this game has seats 0 to {game.players - 1}")
+    steps = []
+    for (seat, action), used in zip(game_record["actions"], played["times"], strict=True):
+        step: JSONDict = {
+            "seat": seat,
+            "action": action,
+            "time": used,
+            "view": view(game, perspective),
+        }
+        if perspective is None or perspective == seat:
+            step["legal"] = game.legal_actions(seat)
+        steps.append(step)
+        try:
+            game.apply(seat, action)
+        except IllegalActionError as error:
+            raise ReplayError(f"game {index} does not replay: {error}") from None
+    return {
+        "index": index,
+        "game": game.name,
+        "variant": game.variant,
+        "players": game.players,
+        "perspective": perspective,
+        "seating": played["seating"],
+        "result": played["result"],
+        "faults": [f for f in record.get("faults", []) if f.get("game") == index],
+        "steps": steps,
+        "final": view(game, perspective),
+        "revealed": game.revealed() if game.is_over() else None,
+    }
+
+
+def view(game: Game, perspective: int | None) -> JSONDict:
+    """What ``perspective`` sees now; for None, the acting seat's view plus every seat's
+    private cards under ``"private"``."""
+    if perspective is not None:
+        return game.observation(perspective)
+    acting = game.to_act()
+    base = game.observation(acting[0] if acting else 0)
+    keys = PRIVATE_KEYS.get(game.name, ())
+    if keys:
+        seen = [game.observation(seat) for seat in range(game.players)]
+        base["private"] = [{key: obs.get(key) for key in keys} for obs in seen]
+    return base

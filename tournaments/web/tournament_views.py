@@ -1,0 +1,154 @@
+"""Tournaments: the list, creating one, and its page (live progress, standings, matches)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Count, Prefetch
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from judge.games import GAMES
+from tournaments import services
+from tournaments.api.permissions import may_change_tournament
+from tournaments.models import BotVersion, Tournament
+from tournaments.standings import tournament_table
+from tournaments.web.bot_views import seats_without_secrets, with_places
+from tournaments.web.forms import GAME_CHOICES, GAME_TITLES, TournamentForm
+
+TOURNAMENTS_PER_PAGE = 50
+MATCHES_PER_PAGE = 100
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    found = (
+        Tournament.objects.select_related("owner")
+        .annotate(entrants=Count("participants"))
+        .order_by("-id")
+    )
+    page = Paginator(found, TOURNAMENTS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "web/tournaments.html", {"page": page, "titles": GAME_TITLES})
+
+
+def entrant_versions(game: str) -> list[BotVersion]:
+    """The latest accepted version of every active uploaded bot of ``game``."""
+    accepted = (
+        BotVersion.objects.filter(
+            bot__game=game,
+            bot__retired=False,
+            bot__house_policy="",
+            status=BotVersion.Status.ACCEPTED,
+        )
+        .select_related("bot__owner")
+        .defer("code", "check_report")
+        .order_by("bot__name", "bot_id", "-number")
+    )
+    latest: dict[int, BotVersion] = {}
+    for version in accepted:
+        latest.setdefault(version.bot_id, version)
+    return list(latest.values())
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tournament_create(request: HttpRequest) -> HttpResponse:
+    game = request.GET.get("game") or request.POST.get("game") or "oceans11"
+    if game not in GAMES:
+        raise Http404(f"no game {game!r}")
+    versions = entrant_versions(game)
+    form = TournamentForm(request.POST or None, game=game, versions=versions)
+    if request.method == "POST" and form.is_valid():
+        try:
+            tournament = _create(request, game, form.cleaned_data, versions)
+        except services.ServiceError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("web:tournament", tournament_id=tournament.pk)
+    context = {"form": form, "game": game, "games": GAME_CHOICES}
+    return render(request, "web/tournament_create.html", context)
+
+
+def _create(
+    request: HttpRequest, game: str, data: dict[str, Any], versions: list[BotVersion]
+) -> Tournament:
+    by_choice = {f"v{v.pk}": v for v in versions}
+    entrants = [
+        services.house_version(game, choice.split(":", 1)[1])
+        if choice.startswith("house:")
+        else by_choice[choice]
+        for choice in data["participants"]
+    ]
+    tournament = services.create_tournament(
+        request.user,  # type: ignore[arg-type]
+        data["name"],
+        game,
+        entrants,
+        variant=data["variant"],
+        table_size=data["table_size"],
+        options=data["options"],
+        games_per_pairing=data["games_per_pairing"],
+        rounds=data["rounds"],
+        duplicate=data["duplicate"],
+        time_control={
+            "startup_s": data["startup_s"],
+            "move_s": data["move_s"],
+            "bank_s": data["bank_s"],
+        },
+        seed=secrets.randbits(48),
+    )
+    services.start_tournament(tournament.pk)
+    messages.success(request, f"Tournament {tournament.name!r} started.")
+    return tournament
+
+
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament.objects.select_related("owner"), pk=tournament_id)
+    context = live_context(request, tournament)
+    context["may_change"] = may_change_tournament(request.user, tournament)
+    if request.GET.get("part") == "live":
+        return render(request, "web/_tournament_live.html", context)
+    return render(request, "web/tournament.html", context)
+
+
+def live_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
+    """Progress, standings, head-to-head and one page of matches."""
+    table = tournament_table(tournament)
+    order = [row.participant for row in table.rows]
+    head = [
+        [table.head_to_head.get(a, {}).get(b) if a != b else None for b in order] for a in order
+    ]
+    matches = (
+        tournament.matches.defer("replay", "failure", "timings", "options", "limits")
+        .prefetch_related(Prefetch("seats", queryset=seats_without_secrets()))
+        .order_by("number")
+    )
+    page = Paginator(matches, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    page.object_list = with_places(page.object_list)
+    rows = [(row, table.versions[row.participant]) for row in table.rows]
+    return {
+        "tournament": tournament,
+        "title": GAME_TITLES.get(tournament.game, tournament.game),
+        "rows": rows,
+        "head": list(zip(rows, head, strict=True)),
+        "page": page,
+        "percent": round(100 * tournament.progress),
+        "live": tournament.status == Tournament.Status.RUNNING,
+    }
+
+
+@login_required
+@require_POST
+def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    if not may_change_tournament(request.user, tournament):
+        raise Http404("only the tournament's owner may cancel it")
+    try:
+        services.cancel_tournament(tournament.pk)
+    except services.ServiceError as error:
+        messages.error(request, str(error))
+    return redirect("web:tournament", tournament_id=tournament.pk)

@@ -1,0 +1,43 @@
+"""The web pages' routes (included at the site's root by tournaments/urls.py)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from tournaments.web import (
+    account_views,
+    board_views,
+    bot_views,
+    match_views,
+    tournament_views,
+)
+
+app_name = "web"
+
+urlpatterns = [
+    path("", board_views.home, name="home"),
+    path("leaderboard/<str:game>/", board_views.leaderboard, name="leaderboard"),
+    path("bots/upload/", bot_views.upload, name="upload"),
+    path("bots/<int:bot_id>/", bot_views.bot_page, name="bot"),
+    path("bots/<int:bot_id>/upload/", bot_views.upload, name="upload_version"),
+    path("versions/<int:version_id>/", bot_views.version_page, name="version"),
+    path("tournaments/", tournament_views.tournament_list, name="tournaments"),
+    path("tournaments/new/", tournament_views.tournament_create, name="tournament_create"),
+    path("tournaments/<int:tournament_id>/", tournament_views.tournament_page, name="tournament"),
+    path(
+        "tournaments/<int:tournament_id>/cancel/",
+        tournament_views.tournament_cancel,
+        name="tournament_cancel",
+    ),
+    path("matches/<int:match_id>/", match_views.match_page, name="match"),
+    path("matches/<int:match_id>/frames/", match_views.replay_frames, name="frames"),
+    path("accounts/signup/", account_views.signup, name="signup"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(template_name="web/login.html", next_page="web:home"),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="web:home"), name="logout"),
+    path("accounts/token/", account_views.token, name="token"),
+]
