@@ -143,7 +143,7 @@ def test_leftovers_of_a_dead_worker_are_removed_and_a_live_ones_kept(
     orphan_label = harness.label("orphan")
     orphan = backend.start(echo(tmp_path), label=orphan_label, limits=Limits())
     folder = orphan.folder.path  # type: ignore[attr-defined]
-    assert docker_backend.remove_leftovers(harness.client()) == 1
+    assert docker_backend.remove_leftovers(harness.client()) >= 1
     assert harness.containers_labelled(orphan_label) == []
     assert not folder.exists()
     orphan.close()  # its container already gone: still fine
