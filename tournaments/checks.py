@@ -42,17 +42,23 @@ CHECK_OPTIONS: dict[str, dict[str, Any]] = {"fifteen35": {"hands": 1}}
 CHECK_OPPONENT = "random"
 #: How long a bot may take to exit after ``match_over``.
 EXIT_GRACE_S = 3.0
+#: Seconds before a check that could not run (no sandbox) is tried again.
+RETRY_AFTER_S = 30
 #: How much of the bot's log the report keeps.
 LOG_CHARS = 16 << 10
 
 
 def enqueue_check(version_id: int) -> None:
-    """Check ``version_id`` once the current transaction commits."""
-    transaction.on_commit(lambda: check_version.delay(version_id))
+    """Check ``version_id`` once the current transaction commits.
+
+    ``robust``: when tasks run in-process and the sandbox is missing, the upload still
+    succeeds (the version stays pending) instead of failing after it was stored.
+    """
+    transaction.on_commit(lambda: check_version.delay(version_id), robust=True)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def check_version(version_id: int) -> str:
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5)
+def check_version(self: Any, version_id: int) -> str:
     """Check a pending version and store its verdict; returns the verdict (or "skipped")."""
     claimed = BotVersion.objects.filter(
         pk=version_id, status__in=(BotVersion.Status.PENDING, BotVersion.Status.CHECKING)
@@ -63,10 +69,10 @@ def check_version(version_id: int) -> str:
     try:
         report = run_check(version.bot.game, bytes(version.code), version_id, backend_maker())
     except runner.InfrastructureError as error:
-        # Not the bot's fault: leave it pending, so the next delivery checks it again.
+        # Not the bot's fault: leave it pending and try again later.
         BotVersion.objects.filter(pk=version_id).update(status=BotVersion.Status.PENDING)
         log.warning("version %s: the check could not run: %s", version_id, error)
-        raise
+        raise self.retry(exc=error, countdown=RETRY_AFTER_S) from None
     status = BotVersion.Status.ACCEPTED if report["passed"] else BotVersion.Status.REJECTED
     BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.CHECKING).update(
         status=status, check_report=report

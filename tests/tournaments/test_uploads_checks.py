@@ -1,0 +1,133 @@
+"""A new version's check, in the local sandbox: a good bot passes at every table size of
+every game; a failing bot is told why (timeout at which move, which illegal action, the
+crash's traceback, not exiting after the match). Then a quick match through the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from judge.games import GAMES
+from tournaments import checks, runner, services
+from tournaments.models import BotVersion, Match, bundle_code
+
+pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
+
+GOOD = "import botkit\nbotkit.run(lambda observation, legal: len(legal) - 1)\n"
+#: A bot that answers ``text`` to its ``move``-th request and plays the first action before.
+MISBEHAVES = """\
+import json, sys, time
+asked = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "act":
+        asked += 1
+        if asked == %(move)d:
+            %(then)s
+        print(json.dumps({"type": "action", "action": 0}), flush=True)
+    elif message["type"] == "match_over":
+        %(at_end)s
+"""
+
+
+def check(game: str, source: str) -> dict[str, Any]:
+    code, _ = bundle_code({"main.py": source.encode()})
+    return checks.run_check(game, code, 1, lambda: runner.make_backend("local"))
+
+
+def misbehaving(move: int, then: str, at_end: str = "break") -> str:
+    return MISBEHAVES % {"move": move, "then": then, "at_end": at_end}
+
+
+@pytest.fixture(autouse=True)
+def short_clocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        checks, "CHECK_TIME_CONTROL", {"startup_s": 5, "move_s": 0.3, "bank_s": 0.2}
+    )
+    monkeypatch.setattr(checks, "EXIT_GRACE_S", 0.5)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_good_bot_passes_at_every_table_size(game: str) -> None:
+    report = check(game, GOOD)
+    assert report["passed"] and report["verdict"] == "accepted", report["problems"]
+    sizes = [match["players"] for match in report["matches"]]
+    assert sizes == list(checks.table_sizes(game)) and len(sizes) >= 1
+    assert [probe["problem"] for probe in report["probes"]] == [""]
+
+
+def test_a_slow_bot_is_told_at_which_move_it_timed_out() -> None:
+    report = check("bigtwo", misbehaving(3, "time.sleep(5)"))
+    assert not report["passed"]
+    assert report["reason"].startswith("timeout (with 2 players, game 0 move ")
+    assert report["matches"][0]["faults"][0]["kind"] == "timeout"
+
+
+def test_an_illegal_action_is_named() -> None:
+    source = misbehaving(
+        2, 'print(json.dumps({"type": "action", "action": ["Xx"]}), flush=True); continue'
+    )
+    report = check("bigtwo", source)
+    assert report["reason"].startswith('illegal action {"type": "action", "action": ["Xx"]}')
+    assert "is not one of the legal actions" in report["reason"]
+    assert report["matches"][0]["faults"][0]["kind"] == "illegal_action"
+
+
+def test_a_crash_mid_game_comes_with_its_traceback() -> None:
+    report = check("oceans11", misbehaving(2, "{}['missing']"))
+    assert report["reason"].startswith("crashed (with 2 players, game 0 move ")
+    assert "KeyError: 'missing'" in report["reason"]
+    assert "Traceback (most recent call last)" in report["log"]
+
+
+def test_a_bot_that_stays_after_the_match_fails_the_exit_probe() -> None:
+    report = check("bigtwo", misbehaving(10**6, "pass", at_end="time.sleep(30)"))
+    assert report["matches"][0]["problem"] == ""  # it plays well...
+    assert not report["passed"]  # ...but does not exit when told the match is over
+    assert "still running" in report["reason"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("local_sandbox")
+def test_an_upload_is_checked_and_then_plays_a_quick_match(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.JUDGE_HOUSE_BOTS = "inprocess"
+    owner = User.objects.create_user("owner", password="long enough password")
+    other = User.objects.create_user("other", password="long enough password")
+    client = APIClient()
+    client.force_authenticate(owner)
+    bot = client.post("/api/bots/", {"game": "bigtwo", "name": "mine"}).json()
+    source = (
+        b"import sys, botkit\nprint('OWNER-ONLY', file=sys.stderr)\n"
+        + GOOD.split("\n", 1)[1].encode()
+    )
+    upload = SimpleUploadedFile("mine.py", source)
+    made = client.post(f"/api/bots/{bot['id']}/versions/", {"file": upload}, format="multipart")
+    assert made.status_code == 201
+    version = BotVersion.objects.get(pk=made.json()["id"])
+    assert version.status == BotVersion.Status.ACCEPTED  # checked in-process, after commit
+    assert "OWNER-ONLY" in client.get(f"/api/versions/{version.pk}/").json()["check_report"]["log"]
+
+    quick = client.post(
+        "/api/matches/quick/",
+        {"version": version.pk, "house_bots": ["random", "greedy"], "games": 1, "seed": 3},
+        format="json",
+    )
+    assert quick.status_code == 202, quick.content
+    match = Match.objects.get(pk=quick.json()["id"])
+    assert (match.status, match.rated, match.seats.count()) == (Match.Status.DONE, False, 3)
+    mine = client.get(f"/api/matches/{match.pk}/").json()
+    assert "OWNER-ONLY" in mine["seats"][0]["log"] and mine["result"]["places"]
+    client.force_authenticate(other)
+    theirs = client.get(f"/api/matches/{match.pk}/")
+    assert b"OWNER-ONLY" not in theirs.content
+    assert client.get(f"/api/matches/{match.pk}/replay/").status_code == 200
+    refused = client.post("/api/matches/quick/", {"version": version.pk}, format="json")
+    assert refused.status_code == 403  # a quick match is for one's own versions
+    assert services.house_version("bigtwo", "random").status == BotVersion.Status.ACCEPTED
