@@ -1,0 +1,123 @@
+"""Playing a tournament in this process, match by match, with a progress bar.
+
+Shared by ``run_tournament`` and ``demo``. Matches are claimed exactly as a Celery worker
+claims them (``tournaments.tasks.play_match``), so workers may play some of the same
+tournament at the same time: each match is still played once.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from django.conf import settings
+from tqdm import tqdm
+
+from tournaments import runner, services, tasks
+from tournaments.celery import app as celery_app
+from tournaments.models import Match, Tournament
+from tournaments.standings import tournament_table
+
+#: How often to look again while other workers hold the last matches (seconds).
+POLL_S = 1.0
+
+
+@contextmanager
+def queue_only() -> Iterator[None]:
+    """Inside, a task that is sent is queued, not run on the spot, even with no broker.
+
+    With no broker configured Celery runs each task the moment it is sent (eager mode),
+    so starting a tournament would play every match inside that one call with nothing to
+    show. Here the messages go to the in-memory transport instead (or to the configured
+    broker, whose workers may help), and the caller plays the matches itself.
+    """
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = False
+    try:
+        yield
+    finally:
+        celery_app.conf.task_always_eager = eager
+
+
+def choose_sandbox(warn: Callable[[str], object]) -> str:
+    """The sandbox matches will use: Docker when asked for and working, else local.
+
+    A Docker engine that does not answer, or a missing bot image, falls back to local
+    processes with a warning saying why and what that means.
+    """
+    if settings.JUDGE_SANDBOX == "docker":
+        try:
+            tasks.sandbox_backend()
+        except runner.InfrastructureError as error:
+            warn(
+                f"WARNING: {error}\nWARNING: falling back to local processes: bots run as "
+                "this user, NOT isolated. Use this only for bots you trust."
+            )
+            settings.JUDGE_SANDBOX = "local"
+    return str(settings.JUDGE_SANDBOX)
+
+
+def _next_queued(tournament_id: int) -> int | None:
+    queued = Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED)
+    return queued.order_by("number").values_list("id", flat=True).first()
+
+
+def _ready(tournament: Tournament) -> Tournament:
+    """The tournament started (a draft) or resumed (cancelled), with lost leases requeued."""
+    if tournament.status == Tournament.Status.DRAFT:
+        tournament = services.start_tournament(tournament.pk)
+    elif tournament.status == Tournament.Status.CANCELLED:
+        tournament = services.resume_tournament(tournament.pk)
+    services.reap_matches()
+    tournament.refresh_from_db()
+    return tournament
+
+
+def play(tournament_id: int, *, progress: bool = True, out: TextIO | None = None) -> Tournament:
+    """Play every match of the tournament left to play; returns it once it is over."""
+    with queue_only():
+        tournament = _ready(Tournament.objects.get(pk=tournament_id))
+        bar = tqdm(
+            total=tournament.matches_total,
+            initial=tournament.matches_done,
+            desc=tournament.name[:40],
+            unit="match",
+            file=out or sys.stderr,
+            disable=not progress,
+            mininterval=0.5,
+            dynamic_ncols=True,
+        )
+        with bar:
+            while tournament.status == Tournament.Status.RUNNING:
+                match_id = _next_queued(tournament.pk)
+                if match_id is None:  # the rest is being played elsewhere (or stalled)
+                    time.sleep(POLL_S)
+                    services.reap_matches()
+                else:
+                    tasks.play_match(match_id)
+                tournament.refresh_from_db()
+                bar.update(tournament.matches_done - bar.n)
+    return tournament
+
+
+def standings_lines(tournament: Tournament) -> list[str]:
+    """The tournament's table as text: place, bot, points, Elo with its 95% interval."""
+    table = tournament_table(tournament)
+    failed = tournament.matches.filter(status=Match.Status.FAILED).count()
+    head = (
+        f"{tournament.name} (#{tournament.pk}, {tournament.game}): {tournament.status}, "
+        f"{table.matches_done} of {tournament.matches_total} matches played"
+        + (f", {failed} failed (see the match pages)" if failed else "")
+    )
+    lines = [head, f"  {'place':>5}  {'bot':<24} {'points':>7}  {'elo':>5}  95% interval"]
+    for row in table.rows:
+        version = table.versions[row.participant]
+        name = f"{version.bot.name} v{version.number}"
+        lines.append(
+            f"  {row.place:>5}  {name:<24} {row.points:>7.1f}  {row.elo:>5.0f}  "
+            f"{row.elo_low:.0f} to {row.elo_high:.0f}"
+        )
+    return lines

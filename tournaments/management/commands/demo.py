@@ -1,0 +1,71 @@
+"""``manage.py demo``: the first run's tournaments, a round robin of the seed bots per game.
+
+Loads the seed bots, then for each game plays (or finishes) the demo tournament with a
+progress bar and prints its standings. Run again, it reuses a demo whose entrants are
+still the current seed versions, finishing it if it was interrupted, so a second run
+costs seconds; ``--fresh`` plays new ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from judge.games import GAMES
+from tournaments import services
+from tournaments.management.commands import _foreground, _seeds
+from tournaments.models import BotVersion, Tournament
+
+#: Each game's demo: small enough to finish in a couple of minutes on two cores.
+DEMO_FORMATS: dict[str, dict[str, Any]] = {
+    "oceans11": {"table_size": 2, "games_per_pairing": 2},
+    "bigtwo": {"table_size": 3, "games_per_pairing": 2},
+    "fifteen35": {"table_size": 3, "games_per_pairing": 1},
+}
+DEMO_SEED = 2026
+
+
+def demo_name(game: str) -> str:
+    return f"Demo: {game}"
+
+
+def find_or_create(game: str, entrants: list[BotVersion], fresh: bool) -> Tournament:
+    """The demo of ``game`` with exactly these entrants, or a new one."""
+    wanted = sorted(v.pk for v in entrants)
+    if not fresh:
+        for tournament in Tournament.objects.filter(
+            owner=None, game=game, name=demo_name(game)
+        ).order_by("-id"):
+            if sorted(tournament.participants.values_list("id", flat=True)) == wanted:
+                return tournament
+    return services.create_tournament(
+        None, demo_name(game), game, entrants, seed=DEMO_SEED, **DEMO_FORMATS[game]
+    )
+
+
+class Command(BaseCommand):
+    help = "Load the seed bots and play a round robin of them for each game (idempotent)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--game", action="append", choices=sorted(GAMES), help="only this game (repeatable)"
+        )
+        parser.add_argument("--fresh", action="store_true", help="play new demo tournaments")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        sandbox = _foreground.choose_sandbox(self.stderr.write)
+        self.stderr.write(f"bots run in the {sandbox} sandbox")
+        games = options["game"] or list(DEMO_FORMATS)
+        tables = []
+        for game in games:
+            entrants = _seeds.current_versions(game)
+            tournament = find_or_create(game, entrants, options["fresh"])
+            if tournament.status == Tournament.Status.FINISHED:
+                self.stderr.write(f"{game}: reusing finished tournament #{tournament.pk}")
+            tournament = _foreground.play(tournament.pk, progress=not options["no_progress"])
+            tables.append(_foreground.standings_lines(tournament))
+        self.stdout.write("")
+        for lines in tables:
+            self.stdout.write("\n".join(lines) + "\n")
