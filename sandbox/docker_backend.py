@@ -87,6 +87,13 @@ def connect() -> docker.DockerClient:
     return client
 
 
+class FromEnvironment:
+    """The default of ``DockerBackend(pipe_root=...)``: read JUDGE_PIPE_ROOT."""
+
+
+FROM_ENV: Final = FromEnvironment()
+
+
 def pipe_root_from_env() -> Path | None:
     """The seat-folder root from JUDGE_PIPE_ROOT; None (unset or empty) means attach."""
     value = os.environ.get("JUDGE_PIPE_ROOT", "").strip()
@@ -96,8 +103,8 @@ def pipe_root_from_env() -> Path | None:
 class DockerBackend:
     """Starts bots in containers; safe to use from several threads at once.
 
-    ``pipe_root``: the root of the per-seat pipe folders (default: JUDGE_PIPE_ROOT; no
-    root means the slower attach stream). ``clean`` removes leftovers of dead workers
+    ``pipe_root``: the root of the per-seat pipe folders (default: JUDGE_PIPE_ROOT); None
+    means the slower attach stream. ``clean`` removes leftovers of dead workers
     first (see ``remove_leftovers``). ``grace_s``: how long ``close`` lets a bot finish
     after its input ends (its last words on stderr are kept) before removing it.
     """
@@ -108,7 +115,7 @@ class DockerBackend:
         self,
         *,
         image: str | None = None,
-        pipe_root: Path | None = None,
+        pipe_root: Path | FromEnvironment | None = FROM_ENV,
         client: docker.DockerClient | None = None,
         clean: bool = True,
         grace_s: float = 0.5,
@@ -116,7 +123,9 @@ class DockerBackend:
         self.grace_s = grace_s
         self.client = client or connect()
         self.image = image or os.environ.get("JUDGE_BOT_IMAGE", DEFAULT_IMAGE)
-        self.pipe_root = pipe_root if pipe_root is not None else pipe_root_from_env()
+        if isinstance(pipe_root, FromEnvironment):
+            pipe_root = pipe_root_from_env()
+        self.pipe_root = pipe_root
         try:
             self.client.images.get(self.image)
         except docker.errors.ImageNotFound as error:

@@ -216,5 +216,20 @@ def test_the_image_build_is_skipped_when_nothing_changed() -> None:
     assert time.monotonic() - started < 10
 
 
+def test_the_pipe_root_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def root() -> Path | None:
+        return DockerBackend(client=harness.client(), clean=False).pipe_root
+
+    monkeypatch.setenv("JUDGE_PIPE_ROOT", str(tmp_path / "pipes"))
+    assert root() == tmp_path / "pipes"
+    monkeypatch.setenv("JUDGE_PIPE_ROOT", "")
+    assert root() is None  # the attach stream
+    monkeypatch.delenv("JUDGE_PIPE_ROOT")
+    assert root() is None
+    assert DockerBackend(pipe_root=None, client=harness.client(), clean=False).pipe_root is None
+
+
 def test_no_container_of_these_tests_is_left() -> None:
     assert harness.leftovers_of_this_run() == []
