@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from rest_framework.authtoken.models import Token
 
 from tests.web.conftest import Visit, player_source
 from tournaments import tasks
@@ -85,8 +86,22 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     visit.go(f"/matches/{match.pk}/")
     step_through_as_two_seats(visit)
 
+    page.get_by_role("link", name="Tournaments").click()
+    expect(page.get_by_role("link", name="Ada's first cup")).to_be_visible()
+    visit.shot("13-tournaments")
+    page.get_by_role("link", name="API token").click()
+    page.get_by_role("button", name="Make a token").click()
+    key = page.get_by_label("Token").input_value()
+    assert key == Token.objects.get(user__username="ada").key
+    visit.shot("14-token")
+
     page.get_by_role("button", name=re.compile("Log out")).click()
-    expect(page.get_by_role("link", name="Log in")).to_be_visible()
+    page.get_by_role("link", name="Log in").click()
+    page.get_by_label("Username").fill("ada")
+    page.get_by_label("Password").fill("a-long-pass-phrase-42")
+    visit.shot("15-login")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("button", name="Log out ada")).to_be_visible()
 
 
 def step_through_as_two_seats(visit: Visit) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -15,10 +17,11 @@ from tests.web.conftest import (
     SECRET_LOG,
     make_user,
     played_tournament,
+    player_source,
     quick_bot,
     uploaded_bot,
 )
-from tournaments import checks, services
+from tournaments import checks, services, tasks
 from tournaments.models import BotVersion, Match, Tournament
 
 pytestmark = [
@@ -108,3 +111,48 @@ def test_pages_cost_the_same_queries_for_few_and_many_rows() -> None:
     assert queries(client, reverse("web:tournament", args=[big.pk])) == small_page
     match = Match.objects.filter(tournament=big).first()
     assert queries(client, reverse("web:match", args=[match.pk])) == small_match  # type: ignore[union-attr]
+
+
+def test_a_running_match_shows_no_replay_and_bad_frame_requests_say_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tasks.play_match, "delay", lambda match_id: None)  # nothing plays
+    owner = make_user("owner")
+    entrants = [quick_bot(owner, "oceans11", f"o{i}") for i in range(2)]
+    tournament = services.create_tournament(owner, "waiting", "oceans11", entrants)
+    services.start_tournament(tournament.pk)
+    match = Match.objects.get(tournament=tournament)
+    client = Client()
+    page = client.get(reverse("web:match", args=[match.pk])).content.decode()
+    assert "The replay is shown once the match is over." in page
+    assert client.get(reverse("web:frames", args=[match.pk])).status_code == 404
+    tasks.play_match(match.pk)
+    frames = reverse("web:frames", args=[match.pk])
+    assert client.get(f"{frames}?seat=1").json()["perspective"] == 1
+    answer = client.get(f"{frames}?seat=7")
+    assert answer.status_code == 400
+    assert "choose 'all' or a seat from 0 to 1" in answer.json()["error"]
+    answer = client.get(f"{frames}?game=9")
+    assert answer.status_code == 400 and "this match has games 0 to" in answer.json()["error"]
+
+
+def test_an_owner_uploads_a_new_version_and_the_same_code_again(tmp_path: Path) -> None:
+    owner = make_user("owner")
+    version = uploaded_bot(owner, "oceans11", "twice")
+    client = Client()
+    client.force_login(owner)
+    address = reverse("web:upload_version", args=[version.bot_id])
+    upload = SimpleUploadedFile("bot.py", player_source().encode() + b"# v2\n")
+    answer = client.post(address, {"code": upload})
+    second = BotVersion.objects.get(bot=version.bot, number=2)
+    assert answer.headers["Location"] == reverse("web:version", args=[second.pk])
+    assert second.status == BotVersion.Status.ACCEPTED  # checked at once (no broker)
+    again = SimpleUploadedFile("bot.py", player_source().encode() + b"# v2\n")
+    answer = client.post(address, {"code": again}, follow=True)
+    assert "This code is already version 2" in answer.content.decode()
+    assert version.bot.versions.count() == 2
+    taken = client.post(
+        reverse("web:upload"),
+        {"game": "oceans11", "name": "twice", "code": SimpleUploadedFile("b.py", b"x = 1\n")},
+    )
+    assert "you already have a oceans11 bot named" in taken.content.decode()

@@ -54,11 +54,10 @@ def replay_frames(request: HttpRequest, match_id: int) -> JsonResponse:
         raise Http404("this match has no replay yet: it is shown once the match is over")
     record = match.replay
     try:
-        index = int(request.GET.get("game", "0"))
-        players = record["games"][index]["record"]["players"] if record.get("games") else 0
-        perspective = replays.parse_perspective(request.GET.get("seat", "all"), players)
-        data = replays.frames(record, index, perspective)
-    except (ValueError, IndexError) as error:
+        data = replays.requested_frames(
+            record, request.GET.get("game", "0"), request.GET.get("seat", "all")
+        )
+    except replays.ReplayError as error:
         return JsonResponse({"error": str(error)}, status=400)
     data["bots"] = [bot["name"] for bot in record["header"]["bots"]]
     return JsonResponse(data)

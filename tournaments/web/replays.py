@@ -28,6 +28,16 @@ class ReplayError(ValueError):
     """A record or a request the viewer cannot show; the message says what is wrong."""
 
 
+def requested_frames(record: Mapping[str, Any], game: str, seat: str) -> JSONDict:
+    """``frames`` for a request's text parameters: a game number and a seat (or "all")."""
+    games = record.get("games", [])
+    if not game.isdigit() or int(game) >= len(games):
+        raise ReplayError(f"game {game!r}: this match has games 0 to {len(games) - 1}")
+    index = int(game)
+    perspective = parse_perspective(seat, games[index]["record"]["players"])
+    return frames(record, index, perspective)
+
+
 def parse_perspective(text: str, players: int) -> int | None:
     """``"all"`` (None) or a seat number below ``players``; ReplayError otherwise."""
     if text in ("", "all"):
