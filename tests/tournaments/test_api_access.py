@@ -297,3 +297,9 @@ def test_filters_narrow_the_lists(world: World) -> None:
     assert client.get("/api/versions/?owner=owner").json()["count"] == 1
     assert client.get("/api/tournaments/?status=draft").json()["count"] == 1
     assert client.get("/api/bots/?game=chess").status_code == 400
+
+
+def test_the_api_is_browsable(world: World) -> None:
+    page = as_person(world, "anonymous").get("/api/bots/", HTTP_ACCEPT="text/html")
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
+    assert b"mine" in page.content and CODE_SECRET.encode() not in page.content

@@ -185,3 +185,13 @@ def test_a_bot_that_crashes_at_start_is_rejected_with_its_traceback_for_its_owne
     entry = {"name": "cup", "game": "bigtwo", "participants": [version.pk], "table_size": 2}
     refused = client.post("/api/tournaments/", entry, format="json")
     assert refused.status_code == 400
+
+
+def test_a_giant_request_is_refused_before_its_body_is_read(
+    owner_bot: tuple[APIClient, Bot],
+) -> None:
+    client, bot = owner_bot
+    response = upload(client, bot, "bot.zip", b"\0" * (6 << 20))
+    assert response.status_code == 413
+    assert "the request is" in response.json()["detail"]
+    assert BotVersion.objects.count() == 0

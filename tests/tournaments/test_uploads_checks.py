@@ -131,3 +131,15 @@ def test_an_upload_is_checked_and_then_plays_a_quick_match(settings: Any) -> Non
     refused = client.post("/api/matches/quick/", {"version": version.pk}, format="json")
     assert refused.status_code == 403  # a quick match is for one's own versions
     assert services.house_version("bigtwo", "random").status == BotVersion.Status.ACCEPTED
+
+
+@pytest.mark.docker
+def test_the_check_runs_the_bot_in_docker_too() -> None:
+    """What production does: the candidate in a container, its crash explained the same way."""
+    backend = runner.make_backend("docker")
+    good, _ = bundle_code({"main.py": GOOD.encode()})
+    assert checks.run_check("bigtwo", good, 1, lambda: backend)["passed"]
+    crash, _ = bundle_code({"main.py": b"raise RuntimeError('no container luck')\n"})
+    report = checks.run_check("bigtwo", crash, 2, lambda: backend)
+    assert report["reason"].startswith("crashed (with 2 players, at start-up)")
+    assert "RuntimeError: no container luck" in report["reason"]

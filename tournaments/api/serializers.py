@@ -17,6 +17,8 @@ from judge.games import GAMES
 from tournaments.api.permissions import may_read_seat_log, owns_version
 from tournaments.models import Bot, BotVersion, Match, Rating, Seat, Tournament
 
+#: Entrants of one tournament (a round robin of 2 seats plays n(n-1)/2 matches a round).
+MAX_PARTICIPANTS = 64
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 
 
@@ -148,6 +150,13 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
     table_size = serializers.IntegerField(min_value=0, max_value=8, default=0)
     seed = serializers.IntegerField(min_value=0, max_value=2**62, default=0)
     progress = serializers.FloatField(read_only=True)
+
+    def validate_participants(self, value: list[BotVersion]) -> list[BotVersion]:
+        if len(value) > MAX_PARTICIPANTS:
+            raise serializers.ValidationError(
+                f"{len(value)} entrants; a tournament takes at most {MAX_PARTICIPANTS}"
+            )
+        return value
 
     class Meta:
         model = Tournament

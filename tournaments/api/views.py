@@ -224,6 +224,9 @@ class BotViewSet(
     def _upload(self, request: Request, bot: Bot) -> Response:
         if not owns_bot(request.user, bot):
             self.permission_denied(request, "only the bot's owner may upload its versions")
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        if declared > 2 * limit_plus_one() + 64 * 1024:  # refused before the body is read
+            raise PayloadTooLarge(f"the request is {declared} bytes; uploads are far smaller")
         form = serializers.UploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
