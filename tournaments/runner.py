@@ -7,6 +7,7 @@ here is sandbox and referee time only.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import tempfile
 import time
@@ -22,7 +23,9 @@ from judge.cli import sandboxing
 from judge.players import PolicyChannel, house_seed
 from judge.referee import BotInfo, MatchSpec, TimeControl, play_match
 from sandbox.backend import Backend
+from sandbox.channel import Channel
 from sandbox.limits import Limits
+from sandbox.parallel import SeatStart, start_many
 
 
 class InfrastructureError(RuntimeError):
@@ -124,34 +127,51 @@ def play(
     folders: dict[int, Path] = {}
 
     with tempfile.TemporaryDirectory(prefix=f"match-{plan.match_id}-") as workdir:
+        # Bots the referee will ask for next, started together (containers start in
+        # parallel); any left unused (a retired bot's) are closed at the end.
+        pending: dict[int, Channel] = {}
 
-        def start(index: int) -> BotChannel:
-            seat = plan.seats[index]
-            if seat.house_policy and not house_in_sandbox:
-                policy = house_policy(plan.game, seat.house_policy, house_seed(plan.seed, index))
-                return PolicyChannel(policy)
+        def sandboxed(index: int) -> bool:
+            return house_in_sandbox or not plan.seats[index].house_policy
+
+        def start_from(index: int) -> None:
             began = time.perf_counter()
             try:
                 if not sandbox:
                     sandbox.append(backend())
-                if index not in folders:  # a duplicate match starts each bot once per block
-                    folders[index] = _prepare(plan, index, Path(workdir))
-                folder = folders[index]
-                channel = sandbox[0].start(
-                    folder,
-                    label=f"match-{plan.match_id}-bot{index}",
-                    limits=limits,
-                    env=sandboxing.bot_environment(sandbox[0]),
-                )
+                wanted = [
+                    j for j in range(index, len(plan.seats)) if sandboxed(j) and j not in pending
+                ]
+                for j in wanted:
+                    if j not in folders:
+                        folders[j] = _prepare(plan, j, Path(workdir))
+                env = sandboxing.bot_environment(sandbox[0])
+                seats = [
+                    SeatStart(folders[j], f"match-{plan.match_id}-bot{j}", limits, env)
+                    for j in wanted
+                ]
+                pending.update(zip(wanted, start_many(sandbox[0], seats), strict=True))
             except InfrastructureError:
                 raise
             except Exception as error:
                 raise InfrastructureError(f"could not start bot {index}: {error!r}") from error
             finally:
                 timings.sandbox_start += time.perf_counter() - began
-            return sandboxing.SandboxChannel(channel)
+
+        def start(index: int) -> BotChannel:
+            if not sandboxed(index):
+                seed = house_seed(plan.seed, index)
+                return PolicyChannel(house_policy(plan.game, plan.seats[index].house_policy, seed))
+            if index not in pending:
+                start_from(index)
+            return sandboxing.SandboxChannel(pending.pop(index))
 
         began = time.perf_counter()
-        outcome = play_match(spec, bots, start)
+        try:
+            outcome = play_match(spec, bots, start)
+        finally:
+            for channel in pending.values():
+                with contextlib.suppress(Exception):
+                    channel.close()
         timings.referee = time.perf_counter() - began - timings.sandbox_start
     return outcome.to_json() | {"record": outcome.record}, timings

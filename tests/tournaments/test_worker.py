@@ -24,11 +24,19 @@ GAME = "bigtwo"
 
 
 def containers_of(match: Match) -> list[str]:
-    """The Docker containers still there for ``match`` (the sandbox labels each one)."""
+    """The Docker containers still there for ``match`` (the sandbox labels each one).
+
+    One listing call: other tests' containers may vanish meanwhile, which the SDK's
+    per-container lookups would trip over.
+    """
+    listed = docker_backend.connect().api.containers(
+        all=True, filters={"label": docker_backend.LABEL}
+    )
+    prefix = f"match-{match.pk}-"
     return [
-        c.name
-        for c in docker_backend.bot_containers()
-        if c.labels.get(docker_backend.MATCH_LABEL, "").startswith(f"match-{match.pk}-")
+        c["Id"]
+        for c in listed
+        if c["Labels"].get(docker_backend.MATCH_LABEL, "").startswith(prefix)
     ]
 
 
