@@ -303,3 +303,16 @@ def test_the_api_is_browsable(world: World) -> None:
     page = as_person(world, "anonymous").get("/api/bots/", HTTP_ACCEPT="text/html")
     assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
     assert b"mine" in page.content and CODE_SECRET.encode() not in page.content
+
+
+def test_a_tournament_seed_is_random_and_secret_until_it_is_over(world: World) -> None:
+    client = as_person(world, "owner")
+    rival = BotVersion.objects.exclude(bot=world.bot).get()
+    entry = {"name": "x", "game": "bigtwo", "participants": [world.version.pk, rival.pk]}
+    made = client.post("/api/tournaments/", {**entry, "table_size": 2, "seed": 7}, format="json")
+    assert made.status_code == 201 and made.json()["seed"] is None
+    stored = Tournament.objects.get(pk=made.json()["id"]).seed
+    other = client.post("/api/tournaments/", {**entry, "table_size": 2}, format="json")
+    assert stored not in (0, 7, Tournament.objects.get(pk=other.json()["id"]).seed)
+    Tournament.objects.filter(pk=made.json()["id"]).update(status=Tournament.Status.FINISHED)
+    assert client.get(f"/api/tournaments/{made.json()['id']}/").json()["seed"] == stored

@@ -114,7 +114,6 @@ def test_a_schema_only_client_uploads_checks_enters_and_reads_standings(
             "participants": versions,
             "table_size": 2,
             "games_per_pairing": 2,
-            "seed": 7,
         },
     )
     api.call("tournaments_start_create", id=tournament["id"])

@@ -3,6 +3,7 @@ do what is asked of tournaments.api.permissions; state changes go through the se
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -312,6 +313,7 @@ class TournamentViewSet(
                 data.pop("name"),
                 data.pop("game"),
                 entrants,
+                seed=secrets.randbits(62),  # secret until it is over: it fixes every deal
                 **data,
             )
         except (services.ServiceError, GameError) as error:
