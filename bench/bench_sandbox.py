@@ -102,7 +102,7 @@ def round_trips(
     trips: int,
 ) -> dict[str, float]:
     plain, stop_plain = plain_pipe(bot)
-    fifo, stop_fifo = same_channel_locally(bot, docker.pipe_root or Path(tempfile.mkdtemp()))
+    fifo, stop_fifo = same_channel_locally(bot, docker.pipe_root or bot.parent)
     channels = {
         "same channel, local process": fifo,
         "local backend": local.start(bot, label="bench-local", limits=LIMITS),
@@ -216,15 +216,19 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotASandboxWarning)
         local = LocalBackend()
-    work = Path(tempfile.mkdtemp(prefix="bench-sandbox-"))
+    with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as folder:
+        measure(Path(folder), local, args.rounds, args.trips)
+
+
+def measure(work: Path, local: LocalBackend, rounds: int, trips_per_round: int) -> None:
     docker = DockerBackend(pipe_root=work / "pipes")
     attach = DockerBackend(pipe_root=None, clean=False)
     bot = work / "echo"
     bot.mkdir()
     (bot / "main.py").write_text(ECHO)
 
-    print(f"round trip per message (median of {args.rounds} rounds of {args.trips}):")
-    trips = round_trips(bot, docker, attach, local, args.rounds, args.trips)
+    print(f"round trip per message (median of {rounds} rounds of {trips_per_round}):")
+    trips = round_trips(bot, docker, attach, local, rounds, trips_per_round)
     plain = trips["plain pipe"] * 1e6
     print(f"  {'plain pipe (readline client)':<30} {plain:8.1f} us")
     names = ("same channel, local process", "local backend", "docker pipes", "docker attach")
