@@ -156,3 +156,23 @@ def test_an_owner_uploads_a_new_version_and_the_same_code_again(tmp_path: Path) 
         {"game": "oceans11", "name": "twice", "code": SimpleUploadedFile("b.py", b"x = 1\n")},
     )
     assert "you already have a oceans11 bot named" in taken.content.decode()
+
+
+def test_only_the_tournaments_owner_may_cancel_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tasks.play_match, "delay", lambda match_id: None)  # nothing plays
+    owner, other = make_user("owner"), make_user("other")
+    entrants = [quick_bot(owner, "oceans11", f"o{i}") for i in range(3)]
+    tournament = services.create_tournament(owner, "to cancel", "oceans11", entrants)
+    services.start_tournament(tournament.pk)
+    cancel = reverse("web:tournament_cancel", args=[tournament.pk])
+    stranger, author = Client(), Client()
+    stranger.force_login(other)
+    author.force_login(owner)
+    page = reverse("web:tournament", args=[tournament.pk])
+    assert "Cancel the queued matches" not in stranger.get(page).content.decode()
+    assert stranger.post(cancel).status_code == 404
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.RUNNING
+    assert "Cancel the queued matches" in author.get(page).content.decode()
+    assert author.post(cancel).status_code == 302
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.CANCELLED
+    assert set(tournament.matches.values_list("status", flat=True)) == {Match.Status.CANCELLED}

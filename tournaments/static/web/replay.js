@@ -175,7 +175,8 @@
     if (v.trick) {
       centre.append(el("span", "label", "Trick (" + v.trick.kind + ", seat " + v.trick.seat + "): "), row(v.trick.cards, "big"));
     } else {
-      centre.append(el("span", "", "Seat " + v.leader + " leads" + (v.must_contain ? " (must play " + v.must_contain + ")" : "")));
+      centre.append(el("span", "", "Seat " + v.leader + " leads"));
+      if (v.must_contain) centre.append(el("span", "", " and must play "), card(v.must_contain));
     }
     table.append(centre, grid);
     const recent = el("ol", "plays");
