@@ -12,6 +12,7 @@ conditional UPDATE, so a second delivery of the same task changes nothing.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import tempfile
 import time
@@ -21,6 +22,7 @@ from typing import Any
 
 from celery import shared_task
 from django.db import transaction
+from django.utils import timezone
 
 from judge import protocol
 from judge.cli.sandboxing import bot_environment
@@ -44,6 +46,9 @@ CHECK_OPPONENT = "random"
 EXIT_GRACE_S = 3.0
 #: Seconds before a check that could not run (no sandbox) is tried again.
 RETRY_AFTER_S = 30
+#: A version still pending this many seconds after its upload is sent to be checked again.
+RESEND_AFTER_S = 600
+RESEND_AT_MOST = 100
 #: How much of the bot's log the report keeps.
 LOG_CHARS = 16 << 10
 
@@ -78,6 +83,18 @@ def check_version(self: Any, version_id: int) -> str:
         status=status, check_report=report
     )
     return str(status)
+
+
+@shared_task(acks_late=True)
+def resend_lost_checks() -> int:
+    """Periodic (beat): queue again the checks of versions left pending too long (a lost
+    message, a failed retry); checking twice changes nothing. Returns how many."""
+    stale = timezone.now() - dt.timedelta(seconds=RESEND_AFTER_S)
+    waiting = BotVersion.objects.filter(status=BotVersion.Status.PENDING, created_at__lt=stale)
+    ids = list(waiting.order_by("id").values_list("id", flat=True)[:RESEND_AT_MOST])
+    for version_id in ids:
+        check_version.delay(version_id)
+    return len(ids)
 
 
 def backend_maker() -> Callable[[], Backend]:

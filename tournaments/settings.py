@@ -178,3 +178,7 @@ BOT_UPLOAD_MAX_ENTRIES = env_int("BOT_UPLOAD_MAX_ENTRIES", 200)
 BOT_UPLOAD_MAX_UNPACKED_BYTES = env_int("BOT_UPLOAD_MAX_UNPACKED_BYTES", 8 << 20)
 # Workers also run the check of new bot versions (tournaments.checks.check_version).
 CELERY_IMPORTS = ["tournaments.checks"]
+CELERY_BEAT_SCHEDULE["resend-lost-checks"] = {
+    "task": "tournaments.checks.resend_lost_checks",
+    "schedule": 300.0,
+}

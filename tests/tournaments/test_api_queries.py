@@ -19,7 +19,7 @@ LISTS = [
     "/api/bots/?game=bigtwo&ordering=-name",
     "/api/versions/",
     "/api/versions/?status=accepted",
-    "/api/bots/{bot}/versions/",
+    "/api/bots/{bot}/versions/?ordering=-number",
     "/api/tournaments/",
     "/api/matches/",
     "/api/matches/?bot={bot}&status=done",
@@ -78,3 +78,6 @@ def test_every_list_runs_the_same_queries_for_few_and_many_rows(
     assert dict(zip(LISTS, many, strict=True)) == dict(zip(LISTS, few, strict=True))
     rows = client.get("/api/matches/").json()
     assert rows["count"] == 12 and len(rows["results"]) == 12  # the rows were really there
+    ordered = client.get(f"/api/bots/{rival.bot_id}/versions/?ordering=-number&page_size=50")
+    numbers = [row["number"] for row in ordered.json()["results"]]
+    assert numbers == list(range(13, 0, -1))

@@ -4,11 +4,13 @@ crash's traceback, not exiting after the match). Then a quick match through the 
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from judge.games import GAMES
@@ -143,3 +145,18 @@ def test_the_check_runs_the_bot_in_docker_too() -> None:
     report = checks.run_check("bigtwo", crash, 2, lambda: backend)
     assert report["reason"].startswith("crashed (with 2 players, at start-up)")
     assert "RuntimeError: no container luck" in report["reason"]
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("local_sandbox")
+def test_a_check_whose_message_was_lost_is_sent_again() -> None:
+    bot = services.create_bot(None, "bigtwo", "forgotten")
+    old = services.add_version(bot, *bundle_code({"main.py": GOOD.encode()}))
+    new = services.add_version(bot, *bundle_code({"main.py": GOOD.encode() + b"\n"}))
+    long_ago = timezone.now() - dt.timedelta(seconds=checks.RESEND_AFTER_S + 1)
+    BotVersion.objects.filter(pk=old.pk).update(created_at=long_ago)
+    assert checks.resend_lost_checks() == 1  # tasks run in-process here
+    old.refresh_from_db()
+    new.refresh_from_db()
+    assert (old.status, new.status) == (BotVersion.Status.ACCEPTED, BotVersion.Status.PENDING)
+    assert checks.check_version(old.pk) == "skipped"  # a second delivery changes nothing

@@ -17,6 +17,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.filters import OrderingFilter
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
@@ -211,6 +212,7 @@ class BotViewSet(
         methods=["get", "post"],
         parser_classes=(MultiPartParser, FormParser),
         filterset_class=None,
+        ordering_fields=("number", "created_at"),
     )
     def versions(self, request: Request, pk: str | None = None) -> Response:
         """GET: the bot's versions. POST: upload a new version (checked before it plays)."""
@@ -219,6 +221,7 @@ class BotViewSet(
             return self._upload(request, bot)
         pages = Pages()
         rows = version_queryset().filter(bot=bot).order_by("number")
+        rows = OrderingFilter().filter_queryset(request, rows, self)
         page = pages.paginate_queryset(rows, request, view=self)
         return pages.get_paginated_response(serializers.VersionSerializer(page, many=True).data)
 
