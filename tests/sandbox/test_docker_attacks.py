@@ -21,6 +21,17 @@ pytestmark = pytest.mark.docker
 LIMITS = Limits(line_bytes=64 << 10, stderr_bytes=16 << 10, send_timeout_s=0.5)
 
 
+OPEN: list[Channel] = []
+
+
+@pytest.fixture(autouse=True)
+def close_every_seat() -> Iterator[None]:
+    """Even when a check fails, every bot of the test goes (close is idempotent)."""
+    yield
+    while OPEN:
+        OPEN.pop().close()
+
+
 class Seat:
     """One attack bot running in the sandbox, checked and removed at the end."""
 
@@ -36,6 +47,7 @@ class Seat:
         code = harness.bot_folder(tmp_path, attack, extra)
         backend = harness.pipe_backend()
         self.channel: Channel = backend.start(code, label=self.label, limits=limits, env=env)
+        OPEN.append(self.channel)
 
     def close_quickly(self) -> None:
         started = time.monotonic()
