@@ -9,8 +9,8 @@ import pytest
 from playwright.sync_api import expect
 from rest_framework.authtoken.models import Token
 
-from tests.web.conftest import Visit, player_source
-from tournaments import tasks
+from tests.web.conftest import SECRET_CODE, SECRET_LOG, Visit, player_source
+from tournaments import checks, tasks
 from tournaments.models import Match, Tournament
 
 pytestmark = [
@@ -26,6 +26,8 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     page = visit.page
     queued: list[int] = []  # matches wait here, as in a broker, until the test plays them
     monkeypatch.setattr(tasks.play_match, "delay", queued.append)
+    checks_waiting: list[int] = []  # and so do checks
+    monkeypatch.setattr(checks.check_version, "delay", checks_waiting.append)
     visit.go("/")
     visit.shot("01-home")
     page.get_by_role("link", name="Sign up").click()
@@ -49,9 +51,12 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     good.write_text(player_source())
     page.get_by_label("Bot code").set_input_files(str(good))
     page.get_by_role("button", name="Upload").click()
-    expect(page.locator("#verdict")).to_have_text("accepted", timeout=60_000)
+    expect(page.locator("#verdict")).to_have_text("pending")
+    visit.shot("04-version-pending")
+    checks.check_version(checks_waiting.pop())  # the page follows without being reloaded
+    expect(page.locator("#verdict")).to_have_text("accepted")
     expect(page.locator(".reason")).to_contain_text("every check passed")
-    visit.shot("04-version-checked")
+    visit.shot("05-version-checked")
 
     visit.go("/tournaments/new/?game=oceans11")
     page.get_by_label("Name").fill("Ada's first cup")
@@ -59,27 +64,27 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     page.get_by_label("house: random").check()
     page.get_by_label("house: greedy").check()
     page.get_by_label("Games per pairing").fill("1")
-    visit.shot("05-tournament-create")
+    visit.shot("06-tournament-create")
     page.get_by_role("button", name="Create and start").click()
     expect(page.locator("#tournament-status")).to_have_text("running")
     expect(page.locator("#progress-text")).to_have_text("0 of 3 matches")
-    visit.shot("06-tournament-running")
+    visit.shot("07-tournament-running")
     for done, match_id in enumerate(queued, start=1):
         tasks.play_match(match_id)  # the page follows without being reloaded
         expect(page.locator("#progress-text")).to_have_text(f"{done} of 3 matches")
     expect(page.locator("#tournament-status")).to_have_text("finished")
     expect(page.locator("#progress-text")).to_have_text("3 of 3 matches")
     expect(page.locator("table.standings tbody tr")).to_have_count(3)
-    visit.shot("07-tournament-finished")
+    visit.shot("08-tournament-finished")
 
     page.get_by_role("link", name="Oceans 11").first.click()
     expect(page.locator("table.board")).to_contain_text("ada-bot")
     expect(page.locator("table.board")).to_contain_text("±")
-    visit.shot("08-leaderboard")
+    visit.shot("09-leaderboard")
 
     page.get_by_role("link", name="ada-bot").first.click()
     expect(page.locator("svg.chart")).to_be_visible()
-    visit.shot("09-bot-page")
+    visit.shot("10-bot-page")
 
     tournament = Tournament.objects.get(name="Ada's first cup")
     match = Match.objects.filter(tournament=tournament, seats__version__bot__name="ada-bot")[0]
@@ -88,20 +93,31 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
 
     page.get_by_role("link", name="Tournaments").click()
     expect(page.get_by_role("link", name="Ada's first cup")).to_be_visible()
-    visit.shot("13-tournaments")
+    visit.shot("14-tournaments")
     page.get_by_role("link", name="API token").click()
     page.get_by_role("button", name="Make a token").click()
     key = page.get_by_label("Token").input_value()
     assert key == Token.objects.get(user__username="ada").key
-    visit.shot("14-token")
+    visit.shot("15-token")
 
     page.get_by_role("button", name=re.compile("Log out")).click()
     page.get_by_role("link", name="Log in").click()
     page.get_by_label("Username").fill("ada")
     page.get_by_label("Password").fill("a-long-pass-phrase-42")
-    visit.shot("15-login")
+    visit.shot("16-login")
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("button", name="Log out ada")).to_be_visible()
+    expect(page.get_by_role("link", name="ada-bot")).to_be_visible()  # "Your bots"
+    visit.shot("17-home-signed-in")
+
+    page.get_by_role("button", name="Log out ada").click()
+    page.get_by_role("link", name="Oceans 11").first.click()
+    page.get_by_role("link", name="ada-bot").click()
+    expect(page.get_by_role("heading", name="Versions")).to_be_visible()
+    text = page.content()
+    assert SECRET_CODE not in text and SECRET_LOG not in text
+    expect(page.locator(".private")).to_have_count(0)
+    visit.shot("18-bot-page-visitor")
 
 
 def step_through_as_two_seats(visit: Visit) -> None:
@@ -110,7 +126,7 @@ def step_through_as_two_seats(visit: Visit) -> None:
     expect(counter).to_have_text(re.compile(r"step 1 of \d+"))
     total = int(re.search(r"of (\d+)", counter.inner_text()).group(1))  # type: ignore[union-attr]
     expect(page.locator("#rv-table .card").first).to_be_visible()
-    visit.shot("10-replay-all-cards")
+    visit.shot("11-replay-all-cards")
     for seat in ("0", "1"):
         page.locator("#rv-seat").select_option(seat)
         expect(page.locator(".seat-box.viewer-seat")).to_have_count(1)
@@ -121,7 +137,7 @@ def step_through_as_two_seats(visit: Visit) -> None:
         expect(step).to_contain_text("Legal actions")
         expect(step.locator(".chosen")).to_have_count(1)
         expect(step).to_contain_text(re.compile(r"in \d+(\.\d+)? (s|ms|µs)|fallback"))
-        visit.shot(f"11-replay-seat-{seat}")
+        visit.shot(f"12-replay-seat-{seat}")
         page.locator("#rv-next").focus()
         before = counter.inner_text()
         page.keyboard.press("ArrowRight")
@@ -131,6 +147,6 @@ def step_through_as_two_seats(visit: Visit) -> None:
     page.keyboard.press("End")
     expect(counter).to_have_text(f"end of game ({total} steps)")
     expect(page.locator("#rv-step")).to_contain_text("Game over")
-    visit.shot("12-replay-end")
+    visit.shot("13-replay-end")
     page.keyboard.press("Home")
     expect(counter).to_have_text(f"step 1 of {total}")

@@ -98,6 +98,8 @@ def test_pages_cost_the_same_queries_for_few_and_many_rows() -> None:
         "leaderboard": reverse("web:leaderboard", args=["bigtwo"]),
         "bot": reverse("web:bot", args=[mine.bot_id]),
         "tournaments": reverse("web:tournaments"),
+        "new tournament": reverse("web:tournament_create") + "?game=bigtwo",
+        "version": reverse("web:version", args=[mine.pk]),
     }
     before = {name: queries(client, path) for name, path in pages.items()}
     small_page = queries(client, reverse("web:tournament", args=[small.pk]))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString
 
 from judge.games import GAMES
-from tournaments.models import Rating, Tournament
+from tournaments.models import Bot, BotVersion, Rating, Tournament
 from tournaments.web import charts, stats
 from tournaments.web.forms import GAME_TITLES
 
@@ -29,7 +30,24 @@ class Row:
 def home(request: HttpRequest) -> HttpResponse:
     recent = Tournament.objects.select_related("owner").order_by("-id")[:10]
     games = [(name, GAME_TITLES.get(name, name)) for name in GAMES]
-    return render(request, "web/home.html", {"games": games, "tournaments": recent})
+    context = {"games": games, "tournaments": recent, "mine": your_bots(request)}
+    return render(request, "web/home.html", context)
+
+
+def your_bots(request: HttpRequest) -> list[Bot]:
+    """The signed-in user's bots, each with its rating and its latest version's status."""
+    if not request.user.is_authenticated:
+        return []
+    latest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number")
+    return list(
+        Bot.objects.filter(owner_id=request.user.pk)
+        .select_related("rating")
+        .annotate(
+            latest_number=Subquery(latest.values("number")[:1]),
+            latest_status=Subquery(latest.values("status")[:1]),
+        )
+        .order_by("game", "name")
+    )
 
 
 def leaderboard(request: HttpRequest, game: str) -> HttpResponse:

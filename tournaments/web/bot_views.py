@@ -29,6 +29,8 @@ from tournaments.web import charts
 from tournaments.web.forms import GAME_TITLES, UploadForm
 
 RECENT_MATCHES = 20
+#: Rated matches shown in the rating chart (the latest ones).
+CHART_POINTS = 500
 SHOWN_CODE_BYTES = 200_000
 
 
@@ -70,8 +72,10 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     if not mine:
         versions = versions.defer("code", "check_report")
     changes = list(
-        RatingHistory.objects.filter(bot=bot).order_by("id").values_list("before", "after")
-    )
+        RatingHistory.objects.filter(bot=bot)
+        .order_by("-id")
+        .values_list("before", "after")[:CHART_POINTS]
+    )[::-1]
     history = [changes[0][0], *(after for _, after in changes)] if changes else []
     matches = recent_matches(bot)
     listed = list(versions)
