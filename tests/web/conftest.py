@@ -8,7 +8,6 @@ another host is refused and recorded, and every test asserts there was none.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -21,10 +20,6 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Tournament, bundle_code
-
-# Playwright's synchronous API keeps an event loop in this thread; the ORM calls the tests
-# make between browser steps are still synchronous, so Django may allow them.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -102,8 +97,19 @@ def played_tournament(
     return tournament
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module", autouse=True)
+def synchronous_orm_beside_playwright() -> Iterator[None]:
+    """Playwright's synchronous API keeps an event loop running in this thread while a
+    browser is open; the ORM calls the tests make between browser steps are still plain
+    synchronous calls, so Django may allow them (only in these tests)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """One chromium per test module, closed before any other module's tests run."""
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
