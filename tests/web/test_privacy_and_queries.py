@@ -11,6 +11,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.web.conftest import (
     SECRET_CODE,
@@ -22,7 +23,7 @@ from tests.web.conftest import (
     uploaded_bot,
 )
 from tournaments import checks, services, tasks
-from tournaments.models import BotVersion, Match, Tournament
+from tournaments.models import Bot, BotVersion, Match, Tournament
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -178,3 +179,15 @@ def test_only_the_tournaments_owner_may_cancel_it(monkeypatch: pytest.MonkeyPatc
     assert author.post(cancel).status_code == 302
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.CANCELLED
     assert set(tournament.matches.values_list("status", flat=True)) == {Match.Status.CANCELLED}
+
+
+def test_a_too_large_upload_is_refused_and_nothing_is_stored(settings: SettingsWrapper) -> None:
+    settings.BOT_UPLOAD_MAX_BYTES = 1000
+    owner = make_user("owner")
+    client = Client()
+    client.force_login(owner)
+    big = SimpleUploadedFile("big.py", b"x = 1\n" * 1000)
+    answer = client.post(reverse("web:upload"), {"game": "bigtwo", "name": "big", "code": big})
+    assert answer.status_code == 200
+    assert "the upload is 1001 bytes; the limit is 1000 bytes" in answer.content.decode()
+    assert not BotVersion.objects.exists() and not Bot.objects.exists()

@@ -24,7 +24,7 @@ from tournaments import services
 from tournaments.api.actions import upload_version
 from tournaments.api.permissions import owns_bot
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
-from tournaments.uploads import UploadError, read_upload
+from tournaments.uploads import Limits, UploadError, read_upload
 from tournaments.web import charts
 from tournaments.web.forms import GAME_TITLES, UploadForm
 
@@ -140,7 +140,9 @@ def _store_upload(request: HttpRequest, form: UploadForm, bot: Bot | None) -> Bo
     """The stored version, or None with the reason added to the form."""
     upload = form.cleaned_data["code"]
     try:
-        bundle = read_upload(upload.name, upload.read())
+        # Never more than one byte past the limit in memory: read_upload refuses it then.
+        limit = Limits.from_settings().upload_bytes
+        bundle = read_upload(upload.name, upload.read(limit + 1))
         with transaction.atomic():
             if bot is None:
                 data = form.cleaned_data
