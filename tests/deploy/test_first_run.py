@@ -1,0 +1,88 @@
+"""The README's first command, end to end on SQLite: seeds, a demo, standings, a web UI.
+
+scripts/run is run for one game (``--game bigtwo``, passed on to the demo) with a bot
+image that does not exist, so it must warn and fall back to local processes; it serves
+the web UI on a free loopback port; run again, it must reuse what the first run made.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def first_run(database: Path, log: Path) -> str:
+    """Run scripts/run until the web UI answers; fetch two pages; stop it; its output."""
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "CELERY_"))},
+        "DATABASE_URL": f"sqlite:///{database}",
+        "ADDR": f"127.0.0.1:{port}",
+        "JUDGE_BOT_IMAGE": "cardjudge/no-such-image:missing",
+        "JUDGE_HOUSE_BOTS": "inprocess",
+    }
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [str(ROOT / "scripts" / "run"), "--game", "bigtwo", "--no-progress"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            home = fetch(f"http://127.0.0.1:{port}/", server, timeout=180)
+            tournaments = fetch(f"http://127.0.0.1:{port}/tournaments/", server, timeout=10)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    assert "<html" in home.lower() and "Demo: bigtwo" in tournaments
+    return log.read_text()
+
+
+def fetch(url: str, server: subprocess.Popen[bytes], timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"scripts/run exited with status {server.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as page:
+                body: bytes = page.read()
+                return body.decode()
+        except OSError:
+            time.sleep(0.3)
+    pytest.fail(f"{url} did not answer within {timeout} s")
+
+
+def test_the_first_command_plays_the_demo_and_serves_it_and_runs_twice(tmp_path: Path) -> None:
+    database = tmp_path / "db.sqlite3"
+    output = first_run(database, tmp_path / "first.log")
+    assert "WARNING: no Docker engine answering (or no image cardjudge/no-such-image" in output
+    assert "no broker configured" in output
+    assert "Demo: bigtwo (#1, bigtwo): finished, 4 of 4 matches played" in output
+    assert "shedder v1" in output and "house:greedy v1" in output
+    assert "serving the web UI at http://127.0.0.1:" in output
+
+    again = first_run(database, tmp_path / "second.log")
+    assert "0 new versions stored" in again
+    assert "bigtwo: reusing finished tournament #1" in again
+    with sqlite3.connect(database) as db:
+        counts = db.execute(
+            "select count(*), (select count(*) from tournaments_match) from tournaments_tournament"
+        ).fetchone()
+    assert counts == (1, 4)
