@@ -53,15 +53,6 @@ class ChangesBot(BasePermission):
         return request.method in SAFE_METHODS or may_change_bot(request.user, obj)
 
 
-class OwnsBot(BasePermission):
-    """Uploading a version is for the bot's owner only."""
-
-    message = "only the bot's owner may upload its versions"
-
-    def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
-        return owns_bot(request.user, obj)
-
-
 class OwnsVersion(BasePermission):
     """A version's code is for its bot's owner only."""
 

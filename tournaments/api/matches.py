@@ -1,0 +1,103 @@
+"""Matches: results once over, logs for each seat's owner, replays, quick matches."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch, QuerySet
+from django.http import JsonResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from judge.engine import GameError
+from tournaments import services
+from tournaments.api import actions, filters, serializers
+from tournaments.api.bots import version_queryset
+from tournaments.api.errors import Conflict
+from tournaments.api.permissions import owns_version
+from tournaments.models import BotVersion, Match, Seat
+
+
+class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
+    """Matches: results appear once a match is over; a seat's log only to its bot's owner."""
+
+    filterset_class = filters.MatchFilter
+    ordering_fields = ("id", "finished_at", "enqueued_at")
+
+    def get_queryset(self) -> QuerySet[Match]:
+        seats = Seat.objects.select_related("version__bot__owner").defer(
+            "version__code", "version__check_report"
+        )
+        if self.action != "retrieve":
+            seats = seats.defer("log")
+        matches = Match.objects.prefetch_related(Prefetch("seats", queryset=seats))
+        if self.action != "replay":
+            matches = matches.defer("replay", "failure")
+        return matches.order_by("-id")
+
+    def get_serializer_class(self) -> type[serializers.MatchSerializer]:
+        if self.action == "retrieve":
+            return serializers.MatchDetailSerializer
+        return serializers.MatchSerializer
+
+    @extend_schema(
+        responses={
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            409: OpenApiResponse(description="the match is not over yet"),
+        }
+    )
+    @action(detail=True, methods=["get"], filterset_class=None)
+    def replay(self, request: Request, pk: str | None = None) -> JsonResponse:
+        """The match record (every deal and action): only once the match is over."""
+        match = self.get_object()
+        if match.status != Match.Status.DONE or match.replay is None:
+            raise Conflict(
+                f"match {match.pk} is {match.status}; its replay (with every hidden card) "
+                "is shown once it is over"
+            )
+        response = JsonResponse(match.replay)
+        response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
+        return response
+
+    @extend_schema(
+        request=serializers.QuickMatchSerializer,
+        responses={202: serializers.MatchSerializer},
+        operation_id="matches_quick",
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        permission_classes=(IsAuthenticated,),
+        parser_classes=(JSONParser, FormParser, MultiPartParser),
+        filterset_class=None,
+    )
+    def quick(self, request: Request) -> Response:
+        """Ask for an unrated match of your version against chosen versions and house bots."""
+        form = serializers.QuickMatchSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        version = find_versions([data["version"]], "version")[0]
+        if not owns_version(request.user, version):
+            self.permission_denied(request, "a quick match is for your own bot versions")
+        opponents = find_versions(data["opponents"], "opponents")
+        try:
+            match = actions.request_quick_match(
+                version, opponents, data["house_bots"], data["games"], data.get("seed")
+            )
+        except (services.ServiceError, GameError) as error:
+            raise ValidationError({"opponents": [str(error)]}) from None
+        match = self.get_queryset().get(pk=match.pk)
+        return Response(serializers.MatchSerializer(match).data, status=status.HTTP_202_ACCEPTED)
+
+
+def find_versions(ids: list[int], field: str) -> list[BotVersion]:
+    found = {v.pk: v for v in version_queryset().filter(pk__in=ids)}
+    missing = [pk for pk in ids if pk not in found]
+    if missing:
+        raise ValidationError({field: [f"no bot version {missing[0]}"]})
+    return [found[pk] for pk in ids]
