@@ -32,13 +32,17 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         (seat, places[i] if i < len(places) else None, scores[i] if i < len(scores) else None)
         for i, seat in enumerate(seats)
     ]
+    names = [seat.version.bot.name for seat in seats]
     context = {
         "match": match,
         "title": GAME_TITLES.get(match.game, match.game),
         "lines": lines,
         "logs": [(seats[i], logs[i]) for i in sorted(logs)],
-        "games": result.get("games", []),
-        "names": [seat.version.bot.name for seat in seats],
+        "games": [
+            f"game {i + 1}: " + " · ".join(names[bot] for bot in game["seating"])
+            for i, game in enumerate(result.get("games", []))
+        ],
+        "names": names,
         "has_replay": match.status == Match.Status.DONE,
     }
     return render(request, "web/match.html", context)

@@ -132,14 +132,23 @@
     return p;
   }
 
-  function renderOceans(table, v, d) {
+  function renderOceans(table, v, d, over) {
     const grid = el("div", "seats two");
+    const past = v.past_hands || [];
+    const empty = v.rows.every((r) => !r.length) && past.length;
+    const rows = empty ? past[past.length - 1].rows : v.rows;
     for (let seat = 0; seat < 2; seat++) {
       const box = seatBox(d, seat, v);
       box.append(line("hands won", v.wins[seat] + " of " + v.target));
       box.append(line("deck", v.deck_sizes[seat] + " cards left"));
-      box.append(row(v.rows[seat], "big"));
-      if (v.row_hands && v.row_hands[seat]) box.append(el("p", "hand-name", v.row_hands[seat].name));
+      if (empty) box.append(el("p", "label", "the last hand:"));
+      box.append(row(rows[seat], "big"));
+      if (!empty && v.row_hands && v.row_hands[seat]) box.append(el("p", "hand-name", v.row_hands[seat].name));
+      if (over && d.revealed) {
+        const deck = el("details", "deck-order");
+        deck.append(el("summary", "", "the whole deck, in the order it was shuffled"), row(d.revealed.decks[seat], "small"));
+        box.append(deck);
+      }
       grid.append(box);
     }
     table.append(el("p", "centre", "Hand " + v.hand + (v.over ? " · game over" : "") +
