@@ -1,0 +1,187 @@
+"""Scaling out: matches per minute with one Celery worker, then with two, on one tournament.
+
+One round robin (Big Two, the seed bots, tables of two, each pairing's deals played in both
+seatings) is queued through Redis; one worker (one process, prefetch 1) plays it for a
+window, then a second worker joins and both play it for another window. The figure is
+matches finished per minute in each window; the baseline is the single worker, measured in
+the same run, and the ratio says how much a second worker adds on this machine (on two
+cores the bots, the engine and Docker share the same CPUs, so expect well under 2).
+
+Run: ``python -m bench.bench_workers [--sandbox docker|local] [--window S]`` (about a
+minute). It makes its own PostgreSQL database (dropped at the end) and empties Redis db 13.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import django
+import redis
+
+ROOT = Path(__file__).resolve().parent.parent
+BROKER = "redis://127.0.0.1:6379/13"
+DATABASE = "postgres://postgres@127.0.0.1:5432/cardjudge"
+GAME = "bigtwo"
+#: Rounds of the round robin: more matches than two workers can finish in the windows.
+ROUNDS = 40
+
+
+def docker_answers() -> bool:
+    done = subprocess.run(["docker", "info"], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def configure(sandbox: str) -> None:
+    """The environment of this process and of the workers it starts, then Django."""
+    os.environ.setdefault("DATABASE_URL", DATABASE)
+    if not os.environ["DATABASE_URL"].startswith(("postgres://", "postgresql://")):
+        sys.exit("bench_workers needs PostgreSQL (DATABASE_URL=postgres://...)")
+    os.environ["DATABASE_TEST_NAME"] = f"bench_workers_{os.getpid()}"
+    os.environ["CELERY_BROKER_URL"] = BROKER
+    os.environ["JUDGE_SANDBOX"] = sandbox
+    os.environ["JUDGE_HOUSE_BOTS"] = "sandbox"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    warnings.filterwarnings("ignore", message="the local backend runs bots")
+    django.setup()
+
+
+@contextmanager
+def scratch_database() -> Iterator[str]:
+    """A fresh, migrated database for this run (dropped at the end); its URL."""
+    from django.db import connection
+
+    original = connection.settings_dict["NAME"]
+    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    db = connection.settings_dict
+    try:
+        yield f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{name}"
+    finally:
+        connection.creation.destroy_test_db(original, verbosity=0)
+
+
+@contextmanager
+def worker(name: str, database_url: str, folder: Path) -> Iterator[None]:
+    """A Celery worker process, ready when this yields, stopped by its PID afterwards."""
+    log = folder / f"{name}.log"
+    command = [
+        sys.executable, "-m", "celery", "-A", "tournaments", "worker", "--hostname",
+        f"{name}@%h", "--pool", "prefork", "--concurrency", "1", "--prefetch-multiplier",
+        "1", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO",
+    ]  # fmt: skip
+    env = {**os.environ, "DATABASE_URL": database_url}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while b" ready." not in log.read_bytes():
+            if process.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f"worker {name} did not start:\n{log.read_text()[-2000:]}")
+            time.sleep(0.1)
+        yield
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def queue_tournament() -> int:
+    """The round robin of the seed bots, started (its matches sent to the broker)."""
+    from django.db import transaction
+
+    from tournaments import services
+    from tournaments.management.commands import _seeds
+
+    entrants = _seeds.current_versions(GAME)
+    tournament = services.create_tournament(
+        None, "bench workers", GAME, entrants, table_size=2, rounds=ROUNDS, seed=11
+    )
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+    return tournament.pk
+
+
+def done_count(tournament_id: int) -> int:
+    from tournaments.models import Tournament
+
+    done: int = Tournament.objects.values_list("matches_done", flat=True).get(pk=tournament_id)
+    return done
+
+
+def wait_for_next_match(tournament_id: int, timeout: float = 120) -> None:
+    """Returns once one more match is finished: the new worker is warm and playing."""
+    start = done_count(tournament_id)
+    deadline = time.monotonic() + timeout
+    while done_count(tournament_id) == start:
+        if time.monotonic() > deadline:
+            sys.exit("no match finished in time; see the worker logs")
+        time.sleep(0.05)
+
+
+def rate(tournament_id: int, window: float) -> float:
+    """Matches finished per minute over the next ``window`` seconds."""
+    began, start = time.perf_counter(), done_count(tournament_id)
+    time.sleep(window)
+    return 60 * (done_count(tournament_id) - start) / (time.perf_counter() - began)
+
+
+def measure(window: float) -> tuple[float, float, int]:
+    from tournaments.models import Match, Tournament
+
+    redis.Redis.from_url(BROKER).flushdb()
+    with tempfile.TemporaryDirectory(prefix="bench-workers-") as folder, scratch_database() as db:
+        tournament_id = queue_tournament()
+        with ExitStack() as workers:
+            workers.enter_context(worker("one", db, Path(folder)))
+            wait_for_next_match(tournament_id)
+            one = rate(tournament_id, window)
+            workers.enter_context(worker("two", db, Path(folder)))
+            wait_for_next_match(tournament_id)
+            two = rate(tournament_id, window)
+            left = Tournament.objects.get(pk=tournament_id).matches_total
+            if done_count(tournament_id) >= left:
+                sys.exit("the tournament ran out of matches: raise ROUNDS")
+            Match.objects.filter(tournament_id=tournament_id, status="queued").update(
+                status="cancelled"
+            )
+        failed = Match.objects.filter(tournament_id=tournament_id, status="failed").count()
+    redis.Redis.from_url(BROKER).flushdb()
+    if failed:
+        sys.exit(f"{failed} matches failed: the figures would not be comparable")
+    return one, two, left
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sandbox", choices=("docker", "local"), default=None)
+    parser.add_argument("--window", type=float, default=20.0, help="seconds per measurement")
+    options = parser.parse_args()
+    sandbox = options.sandbox or ("docker" if docker_answers() else "local")
+    configure(sandbox)
+    one, two, total = measure(options.window)
+    print(
+        f"{GAME} round robin of the seed bots ({total} matches queued), tables of 2, "
+        f"{sandbox} sandbox, windows of {options.window:.0f} s, {os.cpu_count()} cores"
+    )
+    print(f"  one worker   {one:6.1f} matches/min   (baseline)")
+    print(f"  two workers  {two:6.1f} matches/min   ratio {two / one:.2f}")
+
+
+if __name__ == "__main__":
+    main()
