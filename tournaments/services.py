@@ -327,7 +327,9 @@ def fail_match(match_id: int, attempt: int, reason: str) -> bool:
 
 def reap_matches() -> dict[str, int]:
     """Return expired leases to the queue, give up after MATCH_MAX_ATTEMPTS, resend lost
-    messages. Returns how many matches were requeued, failed and resent."""
+    messages (queued matches not claimed for MATCH_REQUEUE_AFTER_SECONDS while no match at
+    all was claimed: the broker lost them, say in a restart). Returns how many matches were
+    requeued, failed and resent."""
     now = timezone.now()
     counts = {"requeued": 0, "failed": 0, "resent": 0}
     expired = Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now)
@@ -342,6 +344,8 @@ def reap_matches() -> dict[str, int]:
                 continue
             counts["requeued" if _requeue_expired(match) else "failed"] += 1
     stale = now - dt.timedelta(seconds=settings.MATCH_REQUEUE_AFTER_SECONDS)
+    if Match.objects.filter(started_at__gte=stale).exists():
+        return counts  # workers are busy: old queued matches are waiting, not lost
     with transaction.atomic():
         lost = Match.objects.filter(status=Match.Status.QUEUED, enqueued_at__lt=stale)
         ids = list(lost.values_list("id", flat=True))

@@ -157,6 +157,24 @@ def test_the_reaper_requeues_an_expired_lease_and_gives_up_after_the_last_attemp
     assert match.status == Match.Status.FAILED and "gave up after 2 attempts" in match.failure
 
 
+def test_the_reaper_resends_queued_matches_only_when_no_worker_takes_any(
+    settings: SettingsWrapper,
+) -> None:
+    tournament = small_round_robin(entrants=3)
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+        Match.objects.update(status=Match.Status.CANCELLED)  # lost: never played
+    long_ago = timezone.now() - dt.timedelta(seconds=settings.MATCH_REQUEUE_AFTER_SECONDS + 1)
+    Match.objects.update(status=Match.Status.QUEUED, enqueued_at=long_ago)
+    busy = Match.objects.first()
+    assert busy is not None
+    Match.objects.filter(pk=busy.pk).update(status=Match.Status.RUNNING, started_at=timezone.now())
+    assert services.reap_matches()["resent"] == 0
+    Match.objects.filter(pk=busy.pk).update(status=Match.Status.QUEUED, started_at=long_ago)
+    assert services.reap_matches()["resent"] == 3
+    assert set(Match.objects.values_list("status", "attempt")) == {(Match.Status.DONE, 1)}
+
+
 def test_cancel_stops_the_queue_and_resume_finishes_it(settings: SettingsWrapper) -> None:
     tournament = small_round_robin(entrants=4)
     with transaction.atomic():
