@@ -74,6 +74,8 @@ class BotVersion(models.Model):
     code = models.BinaryField(default=b"", blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     check_report = models.JSONField(default=dict, blank=True)
+    #: A retired version keeps its matches but enters no new tournament or match (the API).
+    retired = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

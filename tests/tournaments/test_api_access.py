@@ -113,6 +113,7 @@ ROUTES: list[tuple[str, str, str, Any, str, tuple[int, int, int]]] = [
     ("version list", "get", "/api/versions/", None, "json", (200, 200, 200)),
     ("version detail", "get", "/api/versions/{version}/", None, "json", (200, 200, 200)),
     ("version code", "get", "/api/versions/{version}/code/", None, "json", (200, 403, 401)),
+    ("version retire", "post", "/api/versions/{version}/retire/", None, "json", (200, 403, 401)),
     ("tournament list", "get", "/api/tournaments/", None, "json", (200, 200, 200)),
     ("tournament detail", "get", "/api/tournaments/{tournament}/", None, "json", (200, 200, 200)),
     (
@@ -316,3 +317,19 @@ def test_a_tournament_seed_is_random_and_secret_until_it_is_over(world: World) -
     assert stored not in (0, 7, Tournament.objects.get(pk=other.json()["id"]).seed)
     Tournament.objects.filter(pk=made.json()["id"]).update(status=Tournament.Status.FINISHED)
     assert client.get(f"/api/tournaments/{made.json()['id']}/").json()["seed"] == stored
+
+
+def test_a_retired_version_enters_no_tournament_or_quick_match(world: World) -> None:
+    client = as_person(world, "owner")
+    retired = client.post(f"/api/versions/{world.version.pk}/retire/")
+    assert retired.status_code == 200 and retired.json()["retired"] is True
+    rival = BotVersion.objects.exclude(bot=world.bot).get()
+    entry = {"name": "x", "game": "bigtwo", "participants": [world.version.pk, rival.pk]}
+    refused = client.post("/api/tournaments/", {**entry, "table_size": 2}, format="json")
+    assert refused.status_code == 400 and "retired" in str(refused.json())
+    quick = {"version": world.version.pk, "house_bots": ["random"]}
+    refused = client.post("/api/matches/quick/", quick, format="json")
+    assert refused.status_code == 400 and "retired" in str(refused.json())
+    listed = client.get(f"/api/versions/?retired=true&bot={world.bot.pk}").json()
+    assert [row["id"] for row in listed["results"]] == [world.version.pk]
+    assert client.get(f"/api/matches/{world.done.pk}/").json()["seats"][0]["log"] == LOG_SECRET

@@ -43,6 +43,14 @@ def retire_bot(bot: Bot) -> Bot:
     return bot
 
 
+@transaction.atomic
+def retire_version(version: BotVersion) -> BotVersion:
+    """A retired version keeps its matches but enters no new tournament or match."""
+    BotVersion.objects.filter(pk=version.pk).update(retired=True)
+    version.retired = True
+    return version
+
+
 def request_quick_match(
     version: BotVersion,
     opponents: Sequence[BotVersion],
@@ -59,6 +67,9 @@ def request_quick_match(
             f"{game} tables seat {engine.min_players} to {engine.max_players}, not {players}; "
             "choose fewer or more opponents"
         )
+    for seat in (version, *opponents):
+        if seat.retired or seat.bot.retired:
+            raise services.ServiceError(f"{seat} is retired; it plays no new match")
     for other in opponents:
         if other.bot.game != game:
             raise services.ServiceError(f"{other} plays {other.bot.game}, not {game}")

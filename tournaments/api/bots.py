@@ -21,7 +21,7 @@ from tournaments import services
 from tournaments.api import actions, filters, serializers
 from tournaments.api.errors import PayloadTooLarge
 from tournaments.api.pagination import Pages
-from tournaments.api.permissions import ChangesBot, OwnsVersion, owns_bot
+from tournaments.api.permissions import ChangesBot, ChangesVersion, OwnsVersion, owns_bot
 from tournaments.models import Bot, BotVersion
 from tournaments.uploads import Limits, UploadError, UploadTooLarge, read_upload
 
@@ -134,6 +134,7 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet[BotVersion]):
 
     filterset_class = filters.VersionFilter
     ordering_fields = ("id", "number", "created_at")
+    permission_classes = (IsAuthenticatedOrReadOnly, ChangesVersion)
 
     def get_queryset(self) -> QuerySet[BotVersion]:
         versions = version_queryset().order_by("id")
@@ -143,6 +144,13 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet[BotVersion]):
         if self.action == "retrieve":
             return serializers.VersionDetailSerializer
         return serializers.VersionSerializer
+
+    @extend_schema(request=None, responses=serializers.VersionSerializer)
+    @action(detail=True, methods=["post"])
+    def retire(self, request: Request, pk: str | None = None) -> Response:
+        """Retire the version: it keeps its matches but enters no new tournament or match."""
+        version = actions.retire_version(self.get_object())
+        return Response(serializers.VersionSerializer(version).data)
 
     @extend_schema(
         responses={(200, "application/zip"): OpenApiTypes.BINARY},

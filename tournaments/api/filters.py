@@ -29,7 +29,7 @@ class VersionFilter(django_filters.FilterSet):
 
     class Meta:
         model = BotVersion
-        fields = ("bot", "game", "owner", "status")
+        fields = ("bot", "game", "owner", "status", "retired")
 
 
 class TournamentFilter(django_filters.FilterSet):

@@ -53,6 +53,15 @@ class ChangesBot(BasePermission):
         return request.method in SAFE_METHODS or may_change_bot(request.user, obj)
 
 
+class ChangesVersion(BasePermission):
+    """Reading is public; retiring a version is for its bot's owner or staff."""
+
+    message = "only the bot's owner (or staff) may change its versions"
+
+    def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
+        return request.method in SAFE_METHODS or may_change_bot(request.user, obj.bot)
+
+
 class OwnsVersion(BasePermission):
     """A version's code is for its bot's owner only."""
 

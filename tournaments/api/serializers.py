@@ -108,6 +108,7 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
             "number",
             "content_hash",
             "status",
+            "retired",
             "created_at",
         )
         read_only_fields: tuple[str, ...] = fields

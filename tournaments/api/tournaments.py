@@ -135,8 +135,8 @@ class TournamentViewSet(
 def check_entrants(entrants: list[BotVersion], rated: bool) -> None:
     """Rated play needs checked (accepted) versions; no one plays a retired bot."""
     for version in entrants:
-        if version.bot.retired:
-            raise ValidationError({"participants": [f"{version.bot.name} is retired"]})
+        if version.bot.retired or version.retired:
+            raise ValidationError({"participants": [f"{version} is retired"]})
         if rated and version.status != BotVersion.Status.ACCEPTED:
             raise ValidationError(
                 {
