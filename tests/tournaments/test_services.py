@@ -6,10 +6,13 @@ Tasks run in-process here (no broker); test_worker.py does the same with real wo
 from __future__ import annotations
 
 import datetime as dt
+import time
+from typing import Any
 
 import pytest
+from celery.exceptions import Retry
 from django.core.management import call_command
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
@@ -130,6 +133,32 @@ def test_infrastructure_trouble_is_retried_then_given_up_with_reasons(
     assert match.failure.count("Docker engine not answering") == 3
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
+
+
+def test_a_database_outage_while_storing_is_retried_and_stored_once(
+    settings: SettingsWrapper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.MATCH_LEASE_SECONDS = 0.3
+    real_finish = services.finish_match
+    outages = []
+
+    def finish_once_the_database_is_back(*args: Any, **kwargs: Any) -> bool:
+        if not outages:
+            outages.append(args)
+            raise OperationalError("server closed the connection unexpectedly")
+        return real_finish(*args, **kwargs)
+
+    monkeypatch.setattr(services, "finish_match", finish_once_the_database_is_back)
+    tournament = small_round_robin(entrants=2)
+    with pytest.raises(Retry), transaction.atomic():  # in-process, the retry shows
+        services.start_tournament(tournament.pk)  # plays; storing fails; retried at once
+    match = Match.objects.get()
+    assert (match.status, match.attempt, match.result) == (Match.Status.RUNNING, 1, None)
+    time.sleep(0.4)  # the lease of the failed attempt runs out
+    assert services.reap_matches()["requeued"] == 1
+    match.refresh_from_db()
+    assert (match.status, match.attempt) == (Match.Status.DONE, 2)
+    assert RatingHistory.objects.filter(match=match).count() == 2
 
 
 def test_the_reaper_requeues_an_expired_lease_and_gives_up_after_the_last_attempt(
