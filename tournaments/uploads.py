@@ -24,6 +24,9 @@ from tournaments.models import bundle_code
 MAX_UPLOAD_BYTES = 1 << 20
 MAX_ENTRIES = 200
 MAX_UNPACKED_BYTES = 8 << 20
+#: Longest entry name, and deepest folder nesting, in a zip.
+MAX_NAME_CHARS = 200
+MAX_DEPTH = 16
 ZIP_MAGIC = b"PK\x03\x04"
 EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 
@@ -122,6 +125,7 @@ def read_zip(data: bytes, limits: Limits) -> dict[str, bytes]:
                 raise UploadError(f"the zip holds {name!r} twice")
             files[name] = read_entry(archive, info, name, budget, limits)
             budget -= len(files[name])
+    check_no_file_is_a_folder(files)
     files = strip_top_folder(files)
     if "main.py" not in files:
         raise UploadError("the zip has no main.py at its top; the bot starts from main.py")
@@ -129,6 +133,14 @@ def read_zip(data: bytes, limits: Limits) -> dict[str, bytes]:
         if name.endswith(".py"):
             check_python(name, content)
     return files
+
+
+def check_no_file_is_a_folder(files: dict[str, bytes]) -> None:
+    """``lib`` and ``lib/util.py`` cannot both be unpacked: refuse such an archive."""
+    for name in files:
+        for parent in PurePosixPath(name).parents:
+            if str(parent) in files:
+                raise UploadError(f"the zip holds {str(parent)!r} both as a file and a folder")
 
 
 def entry_name(info: zipfile.ZipInfo) -> str:
@@ -141,9 +153,16 @@ def entry_name(info: zipfile.ZipInfo) -> str:
             raise UploadError(
                 f"the zip entry name {info.orig_filename!r} is not valid UTF-8"
             ) from None
-    if "\0" in raw or "\\" in raw:
-        raise UploadError(f"the zip entry name {raw!r} holds a NUL or a backslash")
+    if any(ord(c) < 32 or c == "\x7f" for c in raw) or "\\" in raw:
+        raise UploadError(f"the zip entry name {raw!r} holds a control character or a backslash")
     path = PurePosixPath(raw)
+    if not path.parts and not info.is_dir():
+        raise UploadError("a zip entry has an empty name")
+    if len(raw) > MAX_NAME_CHARS or len(path.parts) > MAX_DEPTH:
+        raise UploadError(
+            f"the zip entry name {raw[:60]!r}... is too long or too deep "
+            f"(at most {MAX_NAME_CHARS} characters, {MAX_DEPTH} folders)"
+        )
     if raw.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
         raise UploadError(f"the zip entry {raw!r} has an absolute path; use relative paths")
     if ".." in path.parts:

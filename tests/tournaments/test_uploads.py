@@ -70,6 +70,21 @@ HOSTILE: dict[str, tuple[str, Callable[[], bytes], str]] = {
         lambda: zipped(("main.py", MAIN), *[(f"f{i}.txt", b"") for i in range(250)]),
         "entries",
     ),
+    "a file that is also a folder": (
+        "bot.zip",
+        lambda: zipped(("main.py", MAIN), ("lib", b""), ("lib/util.py", b"")),
+        "both as a file and a folder",
+    ),
+    "a control character in a name": (
+        "bot.zip",
+        lambda: zipped(("main.py", MAIN), ("evil\n.py", b"")),
+        "control character",
+    ),
+    "a name nested too deep": (
+        "bot.zip",
+        lambda: zipped(("main.py", MAIN), ("a/" * 20 + "x.py", b"")),
+        "too long or too deep",
+    ),
     "syntax error": ("bot.py", lambda: b"def broken(:\n", "syntax error"),
     "neither .py nor .zip": ("bot.exe", lambda: b"MZ\x90\x00", "cannot tell"),
     "empty": ("bot.py", lambda: b"", "empty"),
@@ -195,3 +210,8 @@ def test_a_giant_request_is_refused_before_its_body_is_read(
     assert response.status_code == 413
     assert "the request is" in response.json()["detail"]
     assert BotVersion.objects.count() == 0
+
+
+def test_folder_entries_are_accepted_and_not_stored() -> None:
+    raw = zipped(zipfile.ZipInfo("./"), zipfile.ZipInfo("lib/"), ("main.py", MAIN), data=b"")
+    assert read_upload("bot.zip", raw, LIMITS).files == {"main.py": MAIN}
