@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
-from playwright.sync_api import Browser, Page, Route, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tournaments import services
@@ -149,6 +149,7 @@ def visit(browser: Browser, live_server: object, request: pytest.FixtureRequest)
     context = browser.new_context(viewport={"width": 1100, "height": 900})
     page = context.new_page()
     page.set_default_timeout(20_000)
+    expect.set_options(timeout=15_000)  # a loaded CI machine may be slow to answer
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     visit = Visit(page, str(live_server), ARTIFACTS / request.node.name)
