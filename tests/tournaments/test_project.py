@@ -20,3 +20,7 @@ def test_it_refuses_a_bad_number(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOME_COUNT", "ten")
     with pytest.raises(SettingError, match="whole number"):
         env_int("SOME_COUNT", 1)
+
+
+def test_its_committed_migrations_match_its_models() -> None:
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)

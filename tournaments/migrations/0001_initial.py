@@ -62,7 +62,7 @@ class Migration(migrations.Migration):
             ],
             options={
                 "verbose_name_plural": "matches",
-                "ordering": ["tournament_id", "number", "id"],
+                "ordering": ("tournament_id", "number", "id"),
             },
         ),
         migrations.CreateModel(
@@ -183,7 +183,7 @@ class Migration(migrations.Migration):
             ],
             options={
                 "verbose_name_plural": "rating history",
-                "ordering": ["id"],
+                "ordering": ("id",),
             },
         ),
         migrations.CreateModel(
@@ -215,7 +215,7 @@ class Migration(migrations.Migration):
                 ),
             ],
             options={
-                "ordering": ["match_id", "index"],
+                "ordering": ("match_id", "index"),
             },
         ),
         migrations.CreateModel(
