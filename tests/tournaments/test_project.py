@@ -22,5 +22,6 @@ def test_it_refuses_a_bad_number(monkeypatch: pytest.MonkeyPatch) -> None:
         env_int("SOME_COUNT", 1)
 
 
+@pytest.mark.django_db
 def test_its_committed_migrations_match_its_models() -> None:
     call_command("makemigrations", "--check", "--dry-run", verbosity=0)
