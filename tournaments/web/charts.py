@@ -33,21 +33,19 @@ def sparkline(values: Sequence[float], label: str) -> SafeString:
 
 
 def rating_chart(values: Sequence[float], label: str) -> SafeString:
-    """A bot's rating after each rated match, with its lowest and highest values marked."""
+    """A bot's rating after each rated match; its highest and lowest values are written
+    beside the chart (text inside a stretched SVG would be stretched too)."""
     if len(values) < 2:
         return mark_safe("")
     width, height, pad = 600, 160, 8
-    points = " ".join(_scaled(values, width, height, pad))
     return format_html(
+        '<div class="chart-scale"><span>{high}</span><span>{low}</span></div>'
         '<svg class="chart" viewBox="0 0 {w} {h}" preserveAspectRatio="none" role="img" '
-        'aria-label="{label}"><polyline points="{points}"/>'
-        '<text x="{x}" y="14">{high}</text><text x="{x}" y="{bottom}">{low}</text></svg>',
+        'aria-label="{label}, from {low} to {high}"><polyline points="{points}"/></svg>',
         w=width,
         h=height,
         label=label,
-        points=points,
-        x=pad,
+        points=" ".join(_scaled(values, width, height, pad)),
         high=f"{max(values):.0f}",
         low=f"{min(values):.0f}",
-        bottom=height - pad,
     )
