@@ -6,18 +6,25 @@ to the other two ever holds the owner's code, check log or match logs.
 
 from __future__ import annotations
 
+import functools
 import io
+import json
+import re
 import zipfile
 from dataclasses import dataclass
 from typing import Any
 
+import jsonschema
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
+from drf_spectacular.generators import SchemaGenerator
+from jsonschema import FormatChecker
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.tournaments.test_api_schema import json_schema
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament, bundle_code
 
@@ -186,6 +193,25 @@ def call(world: World, who: str, route: tuple[str, str, str, Any, str, Any]) -> 
     )
 
 
+@functools.cache
+def openapi() -> dict[str, Any]:
+    schema: dict[str, Any] = SchemaGenerator().get_schema(request=None, public=True)
+    return json.loads(json.dumps(schema, default=str))
+
+
+def matches_schema(method: str, path: str, response: Any) -> None:
+    """A 2xx JSON answer is what the OpenAPI schema says that operation answers."""
+    schema = openapi()
+    for template, operations in schema["paths"].items():
+        if re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", template), path) and method in operations:
+            described = operations[method]["responses"][str(response.status_code)]
+            shape = described["content"]["application/json"]["schema"]
+            expected = json_schema(shape, schema["components"]["schemas"])
+            jsonschema.validate(response.json(), expected, format_checker=FormatChecker())
+            return
+    raise AssertionError(f"{method} {path} is not in the schema")
+
+
 @pytest.mark.parametrize("route", ROUTES, ids=[r[0] for r in ROUTES])
 @pytest.mark.parametrize("who", ["owner", "other", "anonymous"])
 def test_each_person_gets_what_the_rules_allow_and_never_the_owners_secrets(
@@ -194,6 +220,9 @@ def test_each_person_gets_what_the_rules_allow_and_never_the_owners_secrets(
     response = call(world, who, route)
     expected = route[5][("owner", "other", "anonymous").index(who)]
     assert response.status_code == expected, response.content[:500]
+    described = response.wsgi_request.path != "/api/"  # the browsable root is not an operation
+    if described and response.status_code < 300 and response["Content-Type"] == "application/json":
+        matches_schema(route[1], response.wsgi_request.path, response)
     if who != "owner":
         for secret in SECRETS:
             assert secret.encode() not in response.content

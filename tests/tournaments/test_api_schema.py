@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from drf_spectacular.validation import validate_schema
@@ -60,6 +61,7 @@ class SchemaClient:
         self.schema = schema
 
     def call(self, operation: str, body: Any = None, fmt: str = "json", **params: Any) -> Any:
+        """Call ``operation``; its answer must match the schema's description of it."""
         method, path = self.operations[operation]
         for name, value in params.items():
             path = path.replace("{" + name + "}", str(value))
@@ -67,10 +69,52 @@ class SchemaClient:
         send = getattr(self.client, method)
         response = send(path, body, format=fmt) if body is not None else send(path)
         assert response.status_code < 400, (operation, response.status_code, response.content)
-        return response.json()
+        answer = response.json()
+        described = self.schema["paths"][self.operations[operation][1]][method]["responses"]
+        shape = described[str(response.status_code)]["content"]["application/json"]["schema"]
+        expected = json_schema(shape, self.schema["components"]["schemas"])
+        jsonschema.validate(answer, expected, format_checker=jsonschema.FormatChecker())
+        return answer
 
     def sign_in(self, token: str) -> None:
         self.client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+
+
+def json_schema(node: Any, components: dict[str, Any]) -> Any:
+    """An OpenAPI 3.0 schema as plain JSON Schema: references inlined, ``nullable`` as null."""
+    if isinstance(node, list):
+        return [json_schema(item, components) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return json_schema(components[node["$ref"].rsplit("/", 1)[1]], components)
+    plain = {key: json_schema(value, components) for key, value in node.items()}
+    if plain.pop("nullable", False):
+        return {"anyOf": [plain, {"type": "null"}]}
+    return plain
+
+
+def test_the_schema_describes_real_answers(db: None) -> None:
+    """The check in SchemaClient.call can fail: a wrong answer is refused."""
+    schema = served_schema(APIClient())
+    bot = schema["components"]["schemas"]["Bot"]
+    good = {
+        "id": 1,
+        "name": "a",
+        "game": "bigtwo",
+        "owner": None,
+        "house_policy": "",
+        "retired": False,
+        "created_at": "2026-01-01T00:00:00Z",
+        "versions": 0,
+        "latest_version": None,
+        "rating": None,
+    }
+    jsonschema.validate(good, json_schema(bot, schema["components"]["schemas"]))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(
+            {**good, "id": "one"}, json_schema(bot, schema["components"]["schemas"])
+        )
 
 
 def bot_source(style: int) -> bytes:

@@ -54,7 +54,7 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
 
 class BotSerializer(serializers.ModelSerializer[Bot]):
     owner: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
     game = serializers.ChoiceField(choices=sorted(GAMES))
     name = serializers.RegexField(
@@ -140,7 +140,7 @@ class UploadSerializer(serializers.Serializer[Any]):
 
 class TournamentSerializer(serializers.ModelSerializer[Tournament]):
     owner: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
     game = serializers.ChoiceField(choices=sorted(GAMES))
     participants = serializers.PrimaryKeyRelatedField(
