@@ -191,3 +191,29 @@ def test_a_too_large_upload_is_refused_and_nothing_is_stored(settings: SettingsW
     assert answer.status_code == 200
     assert "the upload is 1001 bytes; the limit is 1000 bytes" in answer.content.decode()
     assert not BotVersion.objects.exists() and not Bot.objects.exists()
+
+
+def test_the_tournament_form_says_what_is_wrong() -> None:
+    owner = make_user("owner")
+    client = Client()
+    client.force_login(owner)
+    address = reverse("web:tournament_create") + "?game=fifteen35"
+    form = {
+        "game": "fifteen35",
+        "name": "bad",
+        "variant": "standard",
+        "table_size": "3",
+        "participants": ["house:random", "house:greedy"],
+        "games_per_pairing": "1",
+        "rounds": "1",
+        "move_s": "1",
+        "bank_s": "5",
+        "startup_s": "5",
+        "options": '{"hands": 1, "jokers": 2}',
+    }
+    text = client.post(address, form).content.decode()
+    assert "a table of 3 needs at least 3 participants" in text
+    assert "fifteen35 has no option &#x27;jokers&#x27;" in text
+    text = client.post(address, {**form, "options": "{hands: 1}"}).content.decode()
+    assert "not JSON (Expecting property name enclosed in double quotes" in text
+    assert not Tournament.objects.exists()
