@@ -28,6 +28,7 @@ from judge import protocol
 from judge.cli.sandboxing import bot_environment
 from judge.engine import GameError
 from judge.games import game_class
+from judge.rng import derive_seed
 from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
@@ -112,14 +113,15 @@ def table_sizes(game: str) -> range:
 def run_check(
     game: str, code: bytes, version_id: int, backend: Callable[[], Backend]
 ) -> dict[str, Any]:
-    """The check's report: one match per table size, the probes, the verdict and the log."""
+    """The check's report: one match per table size (and per other variant, at the smallest
+    table), the probes, the verdict and the log."""
     began = time.perf_counter()
     matches: list[dict[str, Any]] = []
     logs: list[str] = []
-    for players in table_sizes(game):
-        summary, bot_log = check_match(game, players, code, version_id, backend)
+    for players, variant in check_tables(game):
+        summary, bot_log = check_match(game, players, code, version_id, backend, variant)
         matches.append(summary)
-        logs.append(f"--- match with {players} players ---\n{bot_log}")
+        logs.append(f"--- {variant or 'standard'} match with {players} players ---\n{bot_log}")
     probes = [probe_exit(game, code, backend)]
     problems = [m["problem"] for m in matches if m["problem"]]
     problems += [p["problem"] for p in probes if p["problem"]]
@@ -135,8 +137,20 @@ def run_check(
     }
 
 
+def check_tables(game: str) -> list[tuple[int, str]]:
+    """(players, variant) of each check match: every table size, then every other variant."""
+    engine = game_class(game)
+    tables = [(players, "") for players in table_sizes(game)]
+    return tables + [(engine.min_players, variant) for variant in engine.variants[1:]]
+
+
 def check_match(
-    game: str, players: int, code: bytes, version_id: int, backend: Callable[[], Backend]
+    game: str,
+    players: int,
+    code: bytes,
+    version_id: int,
+    backend: Callable[[], Backend],
+    variant: str = "",
 ) -> tuple[dict[str, Any], str]:
     """Play the bot in seat 0 against house bots; its summary and the bot's log."""
     seats = [runner.SeatPlan(name="candidate", content_hash="", code=code)]
@@ -147,9 +161,9 @@ def check_match(
     plan = runner.MatchPlan(
         match_id=version_id,
         game=game,
-        variant="",
+        variant=variant,
         options=dict(CHECK_OPTIONS.get(game, {})),
-        seed=version_id * 16 + players,
+        seed=derive_seed(version_id, "check", players, variant),
         games=1,
         duplicate=False,
         time_control=dict(CHECK_TIME_CONTROL),
@@ -163,9 +177,10 @@ def check_match(
         raise runner.InfrastructureError(f"the check match could not be set up: {error}") from None
     bot_log = outcome["logs"][0] if outcome.get("logs") else ""
     faults = [f for f in outcome["faults"] if f["bot"] == 0]
-    problem = describe_fault(faults[0], players, bot_log) if faults else ""
+    problem = describe_fault(faults[0], players, variant, bot_log) if faults else ""
     summary = {
         "players": players,
+        "variant": variant or "standard",
         "scores": outcome["scores"],
         "places": outcome["places"],
         "faults": faults,
@@ -174,9 +189,9 @@ def check_match(
     return summary, bot_log
 
 
-def describe_fault(fault: dict[str, Any], players: int, bot_log: str) -> str:
+def describe_fault(fault: dict[str, Any], players: int, variant: str, bot_log: str) -> str:
     """A fault as its owner wants to read it, with the traceback for a crash."""
-    where = f"with {players} players"
+    where = f"with {players} players" + (f", variant {variant}" if variant else "")
     if fault.get("move") is not None:
         where += f", game {fault['game']} move {fault['move']}"
     elif fault.get("game") is None:

@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from judge.games import GAMES
+from judge.games import GAMES, game_class
 from tournaments import checks, runner, services
 from tournaments.models import BotVersion, Match, bundle_code
 
@@ -59,8 +59,10 @@ def short_clocks(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_good_bot_passes_at_every_table_size(game: str) -> None:
     report = check(game, GOOD)
     assert report["passed"] and report["verdict"] == "accepted", report["problems"]
-    sizes = [match["players"] for match in report["matches"]]
-    assert sizes == list(checks.table_sizes(game)) and len(sizes) >= 1
+    standard = [m["players"] for m in report["matches"] if m["variant"] == "standard"]
+    assert standard == list(checks.table_sizes(game))
+    variants = {m["variant"] for m in report["matches"]}
+    assert variants == set(game_class(game).variants)
     assert [probe["problem"] for probe in report["probes"]] == [""]
 
 
@@ -86,6 +88,16 @@ def test_a_crash_mid_game_comes_with_its_traceback() -> None:
     assert report["reason"].startswith("crashed (with 2 players, game 0 move ")
     assert "KeyError: 'missing'" in report["reason"]
     assert "Traceback (most recent call last)" in report["log"]
+
+
+def test_a_bot_that_cannot_read_a_variant_is_told_which() -> None:
+    """Only Oceans 11 five-suits deals cards of the fifth suit, x."""
+    fifth_suit = "assert not any(f'\"{r}x\"' in line for r in '23456789TJQKA'), 'what is x?'"
+    source = misbehaving(10**6, "pass").replace("asked += 1", f"asked += 1\n        {fifth_suit}")
+    report = check("oceans11", source)
+    assert [m["variant"] for m in report["matches"] if m["problem"]] == ["five-suits"]
+    assert report["reason"].startswith("crashed (with 2 players, variant five-suits, game 0")
+    assert "AssertionError: what is x?" in report["reason"]
 
 
 def test_a_bot_that_stays_after_the_match_fails_the_exit_probe() -> None:
