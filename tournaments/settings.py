@@ -159,6 +159,11 @@ REST_FRAMEWORK = {
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {
+        "uploads": env_str("API_UPLOAD_RATE", "60/hour"),
+        "quick_matches": env_str("API_QUICK_MATCH_RATE", "120/hour"),
+        "registrations": env_str("API_REGISTRATION_RATE", "30/hour"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Card-game bot judge API",

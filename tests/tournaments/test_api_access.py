@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
@@ -26,6 +27,7 @@ from rest_framework.test import APIClient
 
 from tests.tournaments.test_api_schema import json_schema
 from tournaments import services
+from tournaments.api.throttles import UploadThrottle
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament, bundle_code
 
 CODE_SECRET = "OWNER-CODE-7f3a"
@@ -362,3 +364,19 @@ def test_a_retired_version_enters_no_tournament_or_quick_match(world: World) -> 
     listed = client.get(f"/api/versions/?retired=true&bot={world.bot.pk}").json()
     assert [row["id"] for row in listed["results"]] == [world.version.pk]
     assert client.get(f"/api/matches/{world.done.pk}/").json()["seats"][0]["log"] == LOG_SECRET
+
+
+def test_uploads_beyond_the_rate_are_refused_with_429(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(UploadThrottle, "THROTTLE_RATES", {"uploads": "2/hour"})
+    cache.clear()
+    client = as_person(world, "owner")
+    url = f"/api/bots/{world.bot.pk}/versions/"
+    answers = [
+        client.post(url, {"file": SimpleUploadedFile("bot.py", f"X = {i}\n".encode())}).status_code
+        for i in range(3)
+    ]
+    assert answers == [201, 201, 429]
+    assert client.get(url).status_code == 200  # reading is never limited
+    assert BotVersion.objects.filter(bot=world.bot).count() == 3  # the first one and two more

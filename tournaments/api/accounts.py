@@ -17,6 +17,7 @@ from rest_framework.serializers import BaseSerializer, CharField
 from rest_framework.views import APIView
 
 from tournaments.api import serializers
+from tournaments.api.throttles import RegistrationThrottle
 
 
 class RegisterView(generics.CreateAPIView[User]):
@@ -24,6 +25,7 @@ class RegisterView(generics.CreateAPIView[User]):
 
     serializer_class = serializers.RegisterSerializer
     permission_classes = (AllowAny,)
+    throttle_classes = (RegistrationThrottle,)
 
     def perform_create(self, serializer: BaseSerializer[User]) -> None:
         data = serializer.validated_data

@@ -22,6 +22,7 @@ from tournaments.api import actions, filters, serializers
 from tournaments.api.errors import PayloadTooLarge
 from tournaments.api.pagination import Pages
 from tournaments.api.permissions import ChangesBot, ChangesVersion, OwnsVersion, owns_bot
+from tournaments.api.throttles import UploadThrottle
 from tournaments.models import Bot, BotVersion
 from tournaments.uploads import Limits, UploadError, UploadTooLarge, read_upload
 
@@ -91,6 +92,7 @@ class BotViewSet(
         parser_classes=(MultiPartParser, FormParser),
         filterset_class=None,
         ordering_fields=("number", "created_at"),
+        throttle_classes=(UploadThrottle,),
     )
     def versions(self, request: Request, pk: str | None = None) -> Response:
         """GET: the bot's versions. POST: upload a new version (checked before it plays)."""

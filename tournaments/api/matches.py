@@ -20,6 +20,7 @@ from tournaments.api import actions, filters, serializers
 from tournaments.api.bots import version_queryset
 from tournaments.api.errors import Conflict
 from tournaments.api.permissions import owns_version
+from tournaments.api.throttles import QuickMatchThrottle
 from tournaments.models import BotVersion, Match, Seat
 
 
@@ -75,6 +76,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         permission_classes=(IsAuthenticated,),
         parser_classes=(JSONParser, FormParser, MultiPartParser),
         filterset_class=None,
+        throttle_classes=(QuickMatchThrottle,),
     )
     def quick(self, request: Request) -> Response:
         """Ask for an unrated match of your version against chosen versions and house bots."""
