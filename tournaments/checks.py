@@ -1,10 +1,12 @@
 """Checking a new bot version before it may play rated games.
 
 The check plays one short match in the sandbox against house bots at every table size of
-the bot's game, then probes the protocol directly (it must answer ``hello`` and exit after
-``match_over``). Any fault of the bot rejects it, and the report says why in the owner's
-words: "timeout at game 0 move 3", "illegal action 'X'", "crashed: exited with status 1"
-followed by the traceback from its log. Only the owner sees the report (it holds the log).
+the bot's game (and one for each other variant), then probes the protocol directly: the
+bot must answer ``hello`` and exit by itself after ``match_over``. Any fault of the bot
+rejects it, and the report says why in the owner's words: "timeout (with 2 players, game 0
+move 4)", "illegal action ... : 'Xx' is not one of the legal actions", "crashed (with 3
+players, at start-up): ... exited with status 1" followed by the traceback from its log.
+Only the owner sees the report (it holds the bot's log).
 
 The check runs as a Celery task after the upload commits; it claims the version with a
 conditional UPDATE, so a second delivery of the same task changes nothing.
@@ -155,7 +157,9 @@ def check_match(
     """Play the bot in seat 0 against house bots; its summary and the bot's log."""
     seats = [runner.SeatPlan(name="candidate", content_hash="", code=code)]
     seats += [
-        runner.SeatPlan(name=f"house:{CHECK_OPPONENT}", content_hash="", house_policy="random")
+        runner.SeatPlan(
+            name=f"house:{CHECK_OPPONENT}", content_hash="", house_policy=CHECK_OPPONENT
+        )
         for _ in range(players - 1)
     ]
     plan = runner.MatchPlan(
