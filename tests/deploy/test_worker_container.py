@@ -1,0 +1,108 @@
+"""The worker as docker-compose.yml runs it: the app image, root, the engine's socket and
+the pipe root mounted at the host's path, plays a tournament's matches in sibling bot
+containers, through Redis, into PostgreSQL.
+
+The container shares the host's network namespace (loopback only: it reaches the test
+database and Redis on 127.0.0.1) instead of compose's network, since no registry image of
+PostgreSQL or Redis can be pulled here; everything else is as compose sets it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from django.db import connection, transaction
+
+from sandbox import docker_backend
+from tests.deploy.test_image import IMAGE, image  # noqa: F401  (the fixture that builds it)
+from tests.tournaments.conftest import forget_broker_connections
+from tournaments import services
+from tournaments.celery import app as celery_app
+from tournaments.management.commands import _seeds
+from tournaments.models import Match, Tournament
+
+pytestmark = pytest.mark.docker
+BROKER = "redis://127.0.0.1:6379/12"
+ROOT = Path(__file__).resolve().parents[2]
+PIPE_ROOT = ROOT / "var" / "test-worker-pipes"
+
+
+@pytest.fixture
+def broker() -> Iterator[None]:
+    """This process sends tasks to Redis db 12 (emptied) instead of running them itself."""
+    client = redis.Redis.from_url(BROKER)
+    client.flushdb()
+    saved = {key: celery_app.conf[key] for key in ("task_always_eager", "broker_url")}
+    celery_app.conf.update(task_always_eager=False, broker_url=BROKER)
+    forget_broker_connections()
+    yield
+    celery_app.conf.update(saved)
+    forget_broker_connections()
+    client.flushdb()
+
+
+@pytest.fixture
+def worker(image: str, transactional_db: None, broker: None) -> Iterator[str]:  # noqa: F811
+    """A worker container, ready; removed (by its id) at the end. Yields its id."""
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@127.0.0.1:{db['PORT'] or 5432}/{db['NAME']}"
+    pipes = str(PIPE_ROOT)
+    started = subprocess.run(
+        ["docker", "run", "-d", "--network", "host", "--user", "root",
+         "-v", "/var/run/docker.sock:/var/run/docker.sock", "-v", f"{pipes}:{pipes}",
+         "-e", f"DATABASE_URL={url}", "-e", f"CELERY_BROKER_URL={BROKER}",
+         "-e", "JUDGE_SANDBOX=docker", "-e", f"JUDGE_PIPE_ROOT={pipes}",
+         "-e", "DJANGO_DEBUG=false", "-e", "DJANGO_SECRET_KEY=" + "k" * 50,
+         IMAGE, "celery", "-A", "tournaments", "worker", "--concurrency=1",
+         "--prefetch-multiplier=1", "--without-gossip", "--without-mingle", "-l", "INFO"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    try:
+        wait_for(lambda: " ready." in logs(started), 60, "the worker container to start")
+        yield started
+    finally:
+        subprocess.run(["docker", "rm", "-f", started], capture_output=True, check=False)
+
+
+def logs(container: str) -> str:
+    done = subprocess.run(["docker", "logs", container], capture_output=True, text=True)
+    return done.stdout + done.stderr
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def test_a_worker_container_plays_a_round_robin_in_sibling_bot_containers(worker: str) -> None:
+    entrants = _seeds.current_versions("bigtwo")
+    tournament = services.create_tournament(
+        None, "compose worker", "bigtwo", entrants, table_size=2, games_per_pairing=1, seed=4
+    )
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+
+    def finished() -> bool:
+        tournament.refresh_from_db()
+        return tournament.status == Tournament.Status.FINISHED
+
+    wait_for(finished, 120, "the tournament to finish:\n" + logs(worker)[-3000:])
+    matches = list(Match.objects.filter(tournament=tournament))
+    assert len(matches) == 6
+    assert {(m.status, m.attempt) for m in matches} == {(Match.Status.DONE, 1)}
+    assert all(m.faults == [] and m.timings["sandbox_start"] > 0 for m in matches)
+    assert {m.worker.split(":")[0] for m in matches} == {f"celery@{os.uname().nodename}"}
+    assert "removed 0 leftover bot containers" in logs(worker)
+    labels = {c.labels.get(docker_backend.MATCH_LABEL, "") for c in docker_backend.bot_containers()}
+    assert not {label for label in labels for m in matches if label.startswith(f"match-{m.pk}-")}
+    assert list(PIPE_ROOT.glob("seat-*")) == []
