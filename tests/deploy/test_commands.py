@@ -7,6 +7,7 @@ first-run test (test_first_run.py) covers SQLite, and scripts/run covers Docker.
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,3 +136,15 @@ def test_the_sandbox_falls_back_to_local_processes_with_a_warning(
     assert settings.JUDGE_SANDBOX == "local"
     assert "the Docker engine is not answering" in messages[0]
     assert "NOT isolated" in messages[0]
+
+
+@pytest.mark.docker
+def test_remove_containers_reports_what_it_removed_and_kept() -> None:
+    assert re.fullmatch(
+        r"removed \d+ of \d+ bot containers; \d+ still in use\n", run("remove_containers")
+    )
+
+
+@pytest.mark.docker
+def test_build_bot_image_leaves_the_bot_image_up_to_date() -> None:
+    assert "the bot image cardjudge/bot-python:latest is up to date" in run("build_bot_image")

@@ -1,4 +1,5 @@
-"""The README's first command, end to end on SQLite: seeds, a demo, standings, a web UI.
+"""The README's first command, end to end on SQLite: seeds, a demo, standings, a web UI;
+and run_tournament on SQLite.
 
 scripts/run is run for one game (``--game bigtwo``, passed on to the demo) with a bot
 image that does not exist, so it must warn and fall back to local processes; it serves
@@ -86,3 +87,39 @@ def test_the_first_command_plays_the_demo_and_serves_it_and_runs_twice(tmp_path:
             "select count(*), (select count(*) from tournaments_match) from tournaments_tournament"
         ).fetchone()
     assert counts == (1, 4)
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "python"), "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_run_tournament_plays_a_draft_to_the_end_on_sqlite(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "JUDGE_SANDBOX": "local",
+        "JUDGE_HOUSE_BOTS": "inprocess",
+    }
+    manage(env, "migrate", "-v", "0")
+    manage(env, "load_seeds", "--game", "fifteen35")
+    draft = (
+        "from tournaments import services\n"
+        "from tournaments.management.commands import _seeds\n"
+        "entrants = _seeds.current_versions('fifteen35')\n"
+        "t = services.create_tournament(None, 'cup', 'fifteen35', entrants, table_size=3,"
+        " games_per_pairing=1)\n"
+        "print(t.pk, t.status)\n"
+    )
+    assert manage(env, "shell", "-c", draft).splitlines()[-1] == "1 draft"
+    output = manage(env, "run_tournament", "1", "--no-progress")
+    assert "cup (#1, fifteen35): finished, 4 of 4 matches played" in output
+    assert len([line for line in output.splitlines() if " v1 " in line]) == 4
