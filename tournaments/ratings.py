@@ -139,7 +139,8 @@ def standings(
     """The table, best first: points, shared places on equal points, and the fitted Elo.
 
     Points count ``placings`` (usually one per match); the Elo is fitted to ``games`` when
-    given (every game of those matches, more evidence), else to ``placings``.
+    given (the finer results of those matches: each deal of a duplicate match, summed over
+    its rotations, or each game; see ``tournaments.standings``), else to ``placings``.
     """
     placings = list(placings)
     everyone = list(dict.fromkeys([*participants, *(p for x in placings for p in x.seats)]))

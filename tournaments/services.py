@@ -241,7 +241,8 @@ def finish_match(
         "scores": outcome["scores"],
         "places": outcome["places"],
         "games": [
-            {"seating": g["seating"], "result": g["result"]} for g in outcome.get("games", [])
+            {"deal": g["deal"], "seating": g["seating"], "result": g["result"]}
+            for g in outcome.get("games", [])
         ],
     }
     match.faults = outcome.get("faults", [])
