@@ -148,3 +148,32 @@ def test_remove_containers_reports_what_it_removed_and_kept() -> None:
 @pytest.mark.docker
 def test_build_bot_image_leaves_the_bot_image_up_to_date() -> None:
     assert "the bot image cardjudge/bot-python:latest is up to date" in run("build_bot_image")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_interrupted_match_goes_back_to_the_queue_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    entrants = _seeds.current_versions("bigtwo")[:2]
+    tournament = services.create_tournament(
+        None, "cup", "bigtwo", entrants, table_size=2, games_per_pairing=1
+    )
+    with _foreground.queue_only():
+        services.start_tournament(tournament.pk)
+
+    def claim_then_ctrl_c(match_id: int) -> None:
+        services.claim_match(match_id, _foreground.tasks.worker_name(None))
+        raise KeyboardInterrupt
+
+    claim_then_ctrl_c.delay = _foreground.tasks.play_match.delay  # type: ignore[attr-defined]
+    monkeypatch.setattr(_foreground.tasks, "play_match", claim_then_ctrl_c)
+    with pytest.raises(CommandError, match="interrupted; run_tournament"):
+        run("run_tournament", str(tournament.pk), "--no-progress")
+    match = Match.objects.get(tournament=tournament)
+    assert (match.status, match.attempt) == (Match.Status.QUEUED, 1)
+    assert "interrupted (Ctrl-C)" in match.failure
+
+    monkeypatch.undo()
+    run("run_tournament", str(tournament.pk), "--no-progress")
+    match.refresh_from_db()
+    assert (match.status, match.attempt) == (Match.Status.DONE, 2)

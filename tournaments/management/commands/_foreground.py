@@ -76,6 +76,18 @@ def _ready(tournament: Tournament) -> Tournament:
     return tournament
 
 
+def _play_here(match_id: int) -> None:
+    """Play one match as a worker would; if interrupted (Ctrl-C), give it back at once,
+    so the next run plays it without waiting for the lease to run out."""
+    try:
+        tasks.play_match(match_id)
+    except KeyboardInterrupt:
+        match = Match.objects.filter(pk=match_id, worker=tasks.worker_name(None)).first()
+        if match is not None and match.status == Match.Status.RUNNING:
+            services.release_match(match_id, match.attempt, "interrupted (Ctrl-C)")
+        raise
+
+
 def play(tournament_id: int, *, progress: bool = True, out: TextIO | None = None) -> Tournament:
     """Play every match of the tournament left to play; returns it once it is over."""
     with queue_only():
@@ -97,7 +109,7 @@ def play(tournament_id: int, *, progress: bool = True, out: TextIO | None = None
                     time.sleep(POLL_S)
                     services.reap_matches()
                 else:
-                    tasks.play_match(match_id)
+                    _play_here(match_id)
                 tournament.refresh_from_db()
                 bar.update(tournament.matches_done - bar.n)
     return tournament

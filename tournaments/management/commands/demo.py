@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge.games import GAMES
 from tournaments import services
@@ -64,7 +64,10 @@ class Command(BaseCommand):
             tournament = find_or_create(game, entrants, options["fresh"])
             if tournament.status == Tournament.Status.FINISHED:
                 self.stderr.write(f"{game}: reusing finished tournament #{tournament.pk}")
-            tournament = _foreground.play(tournament.pk, progress=not options["no_progress"])
+            try:
+                tournament = _foreground.play(tournament.pk, progress=not options["no_progress"])
+            except KeyboardInterrupt:
+                raise CommandError("interrupted; run it again to finish the demo") from None
             tables.append(_foreground.standings_lines(tournament))
         self.stdout.write("")
         for lines in tables:

@@ -36,5 +36,9 @@ class Command(BaseCommand):
             tournament = _foreground.play(tournament_id, progress=not options["no_progress"])
         except ServiceError as error:
             raise CommandError(str(error)) from None
+        except KeyboardInterrupt:
+            raise CommandError(
+                f"interrupted; run_tournament {tournament_id} again finishes the tournament"
+            ) from None
         for line in _foreground.standings_lines(tournament):
             self.stdout.write(line)
