@@ -106,9 +106,11 @@ def play(tournament_id: int, *, progress: bool = True, out: TextIO | None = None
             while tournament.status == Tournament.Status.RUNNING:
                 match_id = _next_queued(tournament.pk)
                 if match_id is None:  # the rest is being played elsewhere (or stalled)
+                    bar.set_postfix_str("waiting for matches being played elsewhere")
                     time.sleep(POLL_S)
                     services.reap_matches()
                 else:
+                    bar.set_postfix_str("")
                     _play_here(match_id)
                 tournament.refresh_from_db()
                 bar.update(tournament.matches_done - bar.n)
