@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -421,11 +422,26 @@ class Referee:
                 totals = self._totals()
                 for bot in self.bots:
                     self._send(bot, protocol.match_over(bot=bot.index, **totals.to_json()))
-                    self._close(bot)
+                self._close_all()
         finally:
-            for bot in self.bots:
-                self._close(bot)
+            self._close_all()
         return self._outcome(first, totals)
+
+    def _close_all(self) -> None:
+        """Close every bot still open, all at once, and keep their logs.
+
+        Stopping a container takes 60-150 ms, so one after another a table of six would
+        add most of a second to every block. Each bot is closed by exactly one thread and
+        ``_close`` touches nothing but that bot, so the outcome is the same as in order.
+        """
+        still_open = [bot for bot in self.bots if not bot.closed]
+        if len(still_open) < 2:
+            for bot in still_open:
+                self._close(bot)
+            return
+        with ThreadPoolExecutor(len(still_open), thread_name_prefix="close-bot") as pool:
+            for done in [pool.submit(self._close, bot) for bot in still_open]:
+                done.result()
 
     def _start_bots(self) -> None:
         """Start a fresh process for every bot not retired; banks and logs carry over."""
