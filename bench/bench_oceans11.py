@@ -2,8 +2,9 @@
 
 Figures, each beside a baseline measured in the same run:
 - random games per second for each variant through the engine (every action checked,
-  observations not built), against the bare playout the montecarlo bot simulates with
-  (greedy on both sides, from the same deals);
+  observations not built), against the bare rules copy in judge.bots.oceans11.Playout
+  playing whole games (sampled greedy on both sides, from the same deals); montecarlo
+  itself only plays out the rest of the current hand;
 - montecarlo's time per decision (mean, 95th percentile, worst) against its 50 ms budget;
 - montecarlo's score against greedy over duplicate games (each deal from both seats),
   against the 50% of equal play, with a 95% interval.
