@@ -16,6 +16,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
+from bench._timing import rate
 from judge.games.bigtwo import BigTwo
 from judge.games.bigtwo_combos import Combo, brute_force_plays, combos_of_size, plays
 
@@ -35,16 +36,6 @@ def positions(count: int, following: bool, seed: int = 1) -> list[Position]:
             continue
         found.append((hand, rnd.choice(fives) if following else None))
     return found
-
-
-def rate(work: Callable[[], int], seconds: float) -> float:
-    """Units of ``work`` per second, repeating it for about ``seconds``."""
-    done, start = 0, time.perf_counter()
-    while True:
-        done += work()
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return done / elapsed
 
 
 def listing_rate(cases: list[Position], lister: Lister, seconds: float) -> float:

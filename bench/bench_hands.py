@@ -14,26 +14,15 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
-from collections.abc import Callable
 
 from treys import Card as TreysCard
 from treys import Evaluator
 
+from bench._timing import rate
 from judge.cards import JOKER, Card, make_deck
 from judge.hands import HandRow, prepare, score
 
 GOAL_UPDATES = 1_000_000
-
-
-def rate(work: Callable[[], int], seconds: float) -> float:
-    """Units of ``work`` per second, repeating it for about ``seconds``."""
-    done, start = 0, time.perf_counter()
-    while True:
-        done += work()
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return done / elapsed
 
 
 def random_hands(size: int, count: int, rnd: random.Random) -> list[list[Card]]:

@@ -18,23 +18,14 @@ import argparse
 import math
 import random
 import time
-from collections.abc import Callable
 
+from bench._timing import rate
 from judge.bots import Policy
 from judge.bots.oceans11 import DEAL, GreedyPolicy, MonteCarloPolicy, Playout
 from judge.games.oceans11 import VARIANTS, Oceans11
 from judge.hands import prepare
 
 BUDGET_S = 0.05
-
-
-def rate(work: Callable[[], int], seconds: float) -> float:
-    done, start = 0, time.perf_counter()
-    while True:
-        done += work()
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return done / elapsed
 
 
 def engine_rate(variant: str, seconds: float) -> float:
