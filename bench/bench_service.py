@@ -18,29 +18,22 @@ and uses Redis db 14 (emptied).
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import django
 import redis
 from tqdm import tqdm
+
+from bench._service import configure, scratch_database, worker
 
 if TYPE_CHECKING:
     from tournaments.models import BotVersion
 
-ROOT = Path(__file__).resolve().parent.parent
 BROKER = "redis://127.0.0.1:6379/14"
-DATABASE = "postgres://postgres@127.0.0.1:5432/cardjudge"
 
 
 @dataclass(frozen=True)
@@ -57,61 +50,6 @@ EVENTS = [
     Event("oceans11", ("random", "greedy") * 4, 2, True),
     Event("bigtwo", ("random", "greedy") * 3, 4, False),
 ]
-
-
-def configure(sandbox: str) -> None:
-    """Environment for this process and the worker, then Django."""
-    os.environ.setdefault("DATABASE_URL", DATABASE)
-    if not os.environ["DATABASE_URL"].startswith(("postgres://", "postgresql://")):
-        sys.exit(
-            "bench_service needs PostgreSQL (DATABASE_URL=postgres://...): a worker "
-            "process must share the database"
-        )
-    os.environ["DATABASE_TEST_NAME"] = f"bench_cardjudge_{os.getpid()}"
-    os.environ["CELERY_BROKER_URL"] = BROKER
-    os.environ["JUDGE_SANDBOX"] = sandbox
-    os.environ["JUDGE_HOUSE_BOTS"] = "sandbox"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
-    warnings.filterwarnings("ignore", message="the local backend runs bots")
-    django.setup()
-
-
-@contextmanager
-def bench_database() -> Iterator[str]:
-    """A fresh, migrated database for this run; its URL."""
-    from django.db import connection
-
-    original = connection.settings_dict["NAME"]
-    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    settings = connection.settings_dict
-    try:
-        yield f"postgres://{settings['USER']}@{settings['HOST']}:{settings['PORT']}/{name}"
-    finally:
-        connection.creation.destroy_test_db(original, verbosity=0)
-
-
-@contextmanager
-def worker(database_url: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """One Celery worker process (stopped by its PID at the end)."""
-    env = {**os.environ, "DATABASE_URL": database_url, "CELERY_SKIP_CHECKS": "1"}
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "tournaments", "worker", "--pool",
-             "prefork", "--concurrency", "1", "--prefetch-multiplier", "1",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while b" ready." not in log.read_bytes():
-            if process.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"the worker did not start; see {log}")
-            time.sleep(0.1)
-        yield process
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=60)
 
 
 def entrants(event: Event) -> list[BotVersion]:
@@ -211,13 +149,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1, help="deals per match (duplicated)")
     parser.add_argument("--direct", type=int, default=5, help="matches in the baseline")
     args = parser.parse_args(argv)
-    configure(args.sandbox)
+    configure("bench_service", BROKER, args.sandbox)
     client = redis.Redis.from_url(BROKER)
     client.flushdb()
     print(f"bench service: one worker, sandbox {args.sandbox}, PostgreSQL, Redis; "
           f"{args.games} deal(s) per match")  # fmt: skip
-    with tempfile.TemporaryDirectory() as folder, bench_database() as url:
-        with worker(url, Path(folder) / "worker.log"):
+    with tempfile.TemporaryDirectory() as folder, scratch_database() as url:
+        with worker("worker", url, Path(folder), {"CELERY_SKIP_CHECKS": "1"}):
             results = [(event, through_service(event, args.games)) for event in EVENTS]
         for event, service in results:
             report(event, service, direct(event, args.direct))

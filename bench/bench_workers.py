@@ -15,22 +15,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-import warnings
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
-import django
 import redis
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench._service import ROOT, configure, scratch_database, worker
+
 BROKER = "redis://127.0.0.1:6379/13"
-DATABASE = "postgres://postgres@127.0.0.1:5432/cardjudge"
 GAME = "bigtwo"
 #: Rounds of the round robin (6 matches each), by sandbox: more matches than two workers
 #: can finish in two windows of 30 s.
@@ -40,68 +36,6 @@ ROUNDS = {"docker": 40, "local": 120}
 def docker_answers() -> bool:
     done = subprocess.run(["docker", "info"], capture_output=True, check=False)
     return done.returncode == 0
-
-
-def configure(sandbox: str) -> None:
-    """The environment of this process and of the workers it starts, then Django."""
-    os.environ.setdefault("DATABASE_URL", DATABASE)
-    if not os.environ["DATABASE_URL"].startswith(("postgres://", "postgresql://")):
-        sys.exit("bench_workers needs PostgreSQL (DATABASE_URL=postgres://...)")
-    os.environ["DATABASE_TEST_NAME"] = f"bench_workers_{os.getpid()}"
-    os.environ["CELERY_BROKER_URL"] = BROKER
-    os.environ["JUDGE_SANDBOX"] = sandbox
-    os.environ["JUDGE_HOUSE_BOTS"] = "sandbox"
-    if sandbox == "docker":  # as docker-compose.yml runs workers: the bots' pipes on the host
-        os.environ.setdefault("JUDGE_PIPE_ROOT", str(ROOT / "var" / "pipes"))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
-    warnings.filterwarnings("ignore", message="the local backend runs bots")
-    django.setup()
-
-
-@contextmanager
-def scratch_database() -> Iterator[str]:
-    """A fresh, migrated database for this run (dropped at the end); its URL."""
-    from django.db import connection
-
-    original = connection.settings_dict["NAME"]
-    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    db = connection.settings_dict
-    try:
-        yield f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{name}"
-    finally:
-        connection.creation.destroy_test_db(original, verbosity=0)
-
-
-@contextmanager
-def worker(name: str, database_url: str, folder: Path) -> Iterator[None]:
-    """A Celery worker process, ready when this yields, stopped by its PID afterwards."""
-    log = folder / f"{name}.log"
-    command = [
-        sys.executable, "-m", "celery", "-A", "tournaments", "worker", "--hostname",
-        f"{name}@%h", "--pool", "prefork", "--concurrency", "1", "--prefetch-multiplier",
-        "1", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO",
-    ]  # fmt: skip
-    env = {**os.environ, "DATABASE_URL": database_url}
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while b" ready." not in log.read_bytes():
-            if process.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"worker {name} did not start:\n{log.read_text()[-2000:]}")
-            time.sleep(0.1)
-        yield
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
 
 def queue_tournament(sandbox: str) -> int:
@@ -176,7 +110,9 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=20.0, help="seconds per measurement")
     options = parser.parse_args()
     sandbox = options.sandbox or ("docker" if docker_answers() else "local")
-    configure(sandbox)
+    if sandbox == "docker":  # as docker-compose.yml runs workers: the bots' pipes on the host
+        os.environ.setdefault("JUDGE_PIPE_ROOT", str(ROOT / "var" / "pipes"))
+    configure("bench_workers", BROKER, sandbox)
     one, two, total = measure(sandbox, options.window)
     pipes = " (named pipes)" if os.environ.get("JUDGE_PIPE_ROOT") and sandbox == "docker" else ""
     print(

@@ -1,0 +1,88 @@
+"""What the service benchmarks share: Django configured for a scratch PostgreSQL database,
+and real Celery worker processes playing from Redis into it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import django
+
+ROOT = Path(__file__).resolve().parent.parent
+DATABASE = "postgres://postgres@127.0.0.1:5432/cardjudge"
+
+
+def configure(bench: str, broker: str, sandbox: str) -> None:
+    """The environment of this process and of the workers it starts, then Django.
+
+    The scratch database is named for ``bench`` and this process, so runs never collide.
+    """
+    os.environ.setdefault("DATABASE_URL", DATABASE)
+    if not os.environ["DATABASE_URL"].startswith(("postgres://", "postgresql://")):
+        sys.exit(
+            f"{bench} needs PostgreSQL (DATABASE_URL=postgres://...): a worker "
+            "process must share the database"
+        )
+    os.environ["DATABASE_TEST_NAME"] = f"{bench}_{os.getpid()}"
+    os.environ["CELERY_BROKER_URL"] = broker
+    os.environ["JUDGE_SANDBOX"] = sandbox
+    os.environ["JUDGE_HOUSE_BOTS"] = "sandbox"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    warnings.filterwarnings("ignore", message="the local backend runs bots")
+    django.setup()
+
+
+@contextmanager
+def scratch_database() -> Iterator[str]:
+    """A fresh, migrated database for this run (dropped at the end); its URL."""
+    from django.db import connection
+
+    original = connection.settings_dict["NAME"]
+    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    db = connection.settings_dict
+    try:
+        yield f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{name}"
+    finally:
+        connection.creation.destroy_test_db(original, verbosity=0)
+
+
+@contextmanager
+def worker(
+    name: str, database_url: str, folder: Path, env: dict[str, str] | None = None
+) -> Iterator[None]:
+    """A Celery worker process (one process, prefetch 1) logging to ``folder/name.log``,
+    ready when this yields, stopped by its PID afterwards. ``env`` adds to this process's."""
+    log = folder / f"{name}.log"
+    command = [
+        sys.executable, "-m", "celery", "-A", "tournaments", "worker", "--hostname",
+        f"{name}@%h", "--pool", "prefork", "--concurrency", "1", "--prefetch-multiplier",
+        "1", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO",
+    ]  # fmt: skip
+    environment = {**os.environ, "DATABASE_URL": database_url, **(env or {})}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while b" ready." not in log.read_bytes():
+            if process.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f"worker {name} did not start:\n{log.read_text()[-2000:]}")
+            time.sleep(0.1)
+        yield
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
