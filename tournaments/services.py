@@ -97,9 +97,7 @@ def create_tournament(
 @transaction.atomic
 def start_tournament(tournament_id: int) -> Tournament:
     """Make every match of the schedule and queue them, in the schedule's order."""
-    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-    if tournament.status != Tournament.Status.DRAFT:
-        raise ServiceError(f"tournament {tournament_id} is {tournament.status}, not a draft")
+    tournament = _locked_tournament(tournament_id, [Tournament.Status.DRAFT], ", not a draft")
     entrants = list(tournament.participants.order_by("id"))
     tables = schedule(len(entrants), tournament.table_size, tournament.rounds, tournament.seed)
     now = timezone.now()
@@ -133,9 +131,7 @@ def start_tournament(tournament_id: int) -> Tournament:
 @transaction.atomic
 def cancel_tournament(tournament_id: int) -> Tournament:
     """Stop queueing: queued matches are cancelled; matches being played still finish."""
-    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-    if tournament.status != Tournament.Status.RUNNING:
-        raise ServiceError(f"tournament {tournament_id} is {tournament.status}, not running")
+    tournament = _locked_tournament(tournament_id, [Tournament.Status.RUNNING], ", not running")
     tournament.matches.filter(status=Match.Status.QUEUED).update(status=Match.Status.CANCELLED)
     tournament.status = Tournament.Status.CANCELLED
     tournament.save(update_fields=["status"])
@@ -145,15 +141,26 @@ def cancel_tournament(tournament_id: int) -> Tournament:
 @transaction.atomic
 def resume_tournament(tournament_id: int) -> Tournament:
     """Queue again what was cancelled or left queued (after a cancel or a restart)."""
-    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-    if tournament.status not in (Tournament.Status.CANCELLED, Tournament.Status.RUNNING):
-        raise ServiceError(f"tournament {tournament_id} is {tournament.status}; nothing to resume")
+    tournament = _locked_tournament(
+        tournament_id,
+        [Tournament.Status.CANCELLED, Tournament.Status.RUNNING],
+        "; nothing to resume",
+    )
     waiting = tournament.matches.filter(status__in=(Match.Status.CANCELLED, Match.Status.QUEUED))
     waiting.update(status=Match.Status.QUEUED, enqueued_at=timezone.now())
     tournament.status = Tournament.Status.RUNNING
     tournament.save(update_fields=["status"])
     _enqueue(waiting.order_by("number").values_list("id", flat=True))
     _close_if_complete(tournament.pk)
+    return tournament
+
+
+def _locked_tournament(tournament_id: int, allowed: list[str], otherwise: str) -> Tournament:
+    """The tournament, locked until the transaction ends, if its status is ``allowed``;
+    else a ServiceError saying its status, then ``otherwise``."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    if tournament.status not in allowed:
+        raise ServiceError(f"tournament {tournament_id} is {tournament.status}{otherwise}")
     return tournament
 
 
@@ -233,8 +240,8 @@ def finish_match(
     Only the holder of the current attempt may do this; anyone else gets False and
     changes nothing (their result is a duplicate of, or lost to, the current attempt).
     """
-    match = Match.objects.select_for_update().filter(pk=match_id).first()
-    if match is None or match.attempt != attempt or match.status != Match.Status.RUNNING:
+    match = _held_match(match_id, attempt)
+    if match is None:
         return False
     match.status = Match.Status.DONE
     match.result = {
@@ -293,16 +300,41 @@ def release_match(match_id: int, attempt: int, reason: str) -> bool:
 
     Returns True when it was queued again (and enqueued after commit).
     """
-    match = Match.objects.select_for_update().filter(pk=match_id).first()
-    if match is None or match.attempt != attempt or match.status != Match.Status.RUNNING:
+    match = _held_match(match_id, attempt)
+    if match is None:
+        return False
+    return _retry_or_fail(match, f"attempt {attempt}: {reason}\n")
+
+
+@transaction.atomic
+def fail_match(match_id: int, attempt: int, reason: str) -> bool:
+    """Give up on a match that can never be played as stored (a bad request)."""
+    match = _held_match(match_id, attempt)
+    if match is None:
         return False
     match.failure += f"attempt {attempt}: {reason}\n"
     match.lease_expires_at = None
+    _give_up(match)
+    return True
+
+
+def _held_match(match_id: int, attempt: int) -> Match | None:
+    """The match, locked until the transaction ends, while ``attempt`` is its current one
+    and running; else None (the caller's result is a duplicate or lost)."""
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.attempt != attempt or match.status != Match.Status.RUNNING:
+        return None
+    return match
+
+
+def _retry_or_fail(match: Match, reason: str, gave_up: str = "") -> bool:
+    """Record ``reason`` and queue the match again (sent after commit); after
+    MATCH_MAX_ATTEMPTS fail it for good instead, adding ``gave_up``. True when queued."""
+    match.failure += reason
+    match.lease_expires_at = None
     if match.attempt >= settings.MATCH_MAX_ATTEMPTS:
-        match.status = Match.Status.FAILED
-        match.finished_at = timezone.now()
-        match.save()
-        _count_done(match)
+        match.failure += gave_up
+        _give_up(match)
         return False
     match.status = Match.Status.QUEUED
     match.enqueued_at = timezone.now()
@@ -311,19 +343,12 @@ def release_match(match_id: int, attempt: int, reason: str) -> bool:
     return True
 
 
-@transaction.atomic
-def fail_match(match_id: int, attempt: int, reason: str) -> bool:
-    """Give up on a match that can never be played as stored (a bad request)."""
-    match = Match.objects.select_for_update().filter(pk=match_id).first()
-    if match is None or match.attempt != attempt or match.status != Match.Status.RUNNING:
-        return False
-    match.failure += f"attempt {attempt}: {reason}\n"
+def _give_up(match: Match) -> None:
+    """Fail the match for good and count it done."""
     match.status = Match.Status.FAILED
-    match.lease_expires_at = None
     match.finished_at = timezone.now()
     match.save()
     _count_done(match)
-    return True
 
 
 def reap_matches() -> dict[str, int]:
@@ -358,17 +383,4 @@ def reap_matches() -> dict[str, int]:
 
 def _requeue_expired(match: Match) -> bool:
     reason = f"attempt {match.attempt}: lease expired (worker {match.worker or '?'} lost)\n"
-    match.failure += reason
-    match.lease_expires_at = None
-    if match.attempt >= settings.MATCH_MAX_ATTEMPTS:
-        match.status = Match.Status.FAILED
-        match.failure += f"gave up after {match.attempt} attempts\n"
-        match.finished_at = timezone.now()
-        match.save()
-        _count_done(match)
-        return False
-    match.status = Match.Status.QUEUED
-    match.enqueued_at = timezone.now()
-    match.save()
-    _enqueue([match.pk])
-    return True
+    return _retry_or_fail(match, reason, f"gave up after {match.attempt} attempts\n")
