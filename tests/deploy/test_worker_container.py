@@ -12,19 +12,16 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
 from django.db import connection, transaction
 
 from sandbox import docker_backend
 from tests.deploy.test_image import IMAGE, image  # noqa: F401  (the fixture that builds it)
-from tests.tournaments.conftest import forget_broker_connections
+from tests.tournaments.conftest import sending_tasks_to, wait_for
 from tournaments import services
-from tournaments.celery import app as celery_app
 from tournaments.management.commands import _seeds
 from tournaments.models import Match, Tournament
 
@@ -40,15 +37,8 @@ HOSTNAME = f"cardjudge-test-worker-{os.getpid()}"
 @pytest.fixture
 def broker() -> Iterator[None]:
     """This process sends tasks to Redis db 12 (emptied) instead of running them itself."""
-    client = redis.Redis.from_url(BROKER)
-    client.flushdb()
-    saved = {key: celery_app.conf[key] for key in ("task_always_eager", "broker_url")}
-    celery_app.conf.update(task_always_eager=False, broker_url=BROKER)
-    forget_broker_connections()
-    yield
-    celery_app.conf.update(saved)
-    forget_broker_connections()
-    client.flushdb()
+    with sending_tasks_to(BROKER):
+        yield
 
 
 @pytest.fixture
@@ -77,15 +67,6 @@ def worker(image: str, transactional_db: None, broker: None) -> Iterator[str]:  
 def logs(container: str) -> str:
     done = subprocess.run(["docker", "logs", container], capture_output=True, text=True)
     return done.stdout + done.stderr
-
-
-def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 def test_a_worker_container_plays_a_round_robin_in_sibling_bot_containers(worker: str) -> None:

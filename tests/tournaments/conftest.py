@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -134,10 +135,18 @@ class Workers:
 @pytest.fixture
 def redis_broker() -> Iterator[None]:
     """This process sends tasks to Redis db 15 (emptied) instead of running them itself."""
-    client = redis.Redis.from_url(REDIS_URL)
+    with sending_tasks_to(REDIS_URL):
+        yield
+
+
+@contextmanager
+def sending_tasks_to(broker_url: str) -> Iterator[None]:
+    """This process sends tasks to the Redis database ``broker_url`` (emptied before and
+    after) instead of running them itself."""
+    client = redis.Redis.from_url(broker_url)
     client.flushdb()
     saved = {key: celery_app.conf[key] for key in ("task_always_eager", "broker_url")}
-    celery_app.conf.update(task_always_eager=False, broker_url=REDIS_URL)
+    celery_app.conf.update(task_always_eager=False, broker_url=broker_url)
     forget_broker_connections()
     yield
     celery_app.conf.update(saved)
