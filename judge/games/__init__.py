@@ -40,19 +40,25 @@ def new_game(
     return game_class(name)(seed, players=players, variant=variant, options=options)
 
 
-def replay(record: JSONDict) -> Game:
-    """Make the game of ``record`` again and apply its actions; raises if one is illegal.
-
-    The deck orders are re-derived from the seed and must equal the recorded ones, so a
-    record whose cards were tampered with is refused.
-    """
-    game = new_game(
+def starting_game(record: Mapping[str, Any]) -> Game:
+    """The game of a game record as it starts: from its game, seed, players, variant and
+    options (KeyError if the record lacks one)."""
+    return new_game(
         record["game"],
         record["seed"],
         players=record["players"],
         variant=record["variant"],
         options=record["options"],
     )
+
+
+def replay(record: JSONDict) -> Game:
+    """Make the game of ``record`` again and apply its actions; raises if one is illegal.
+
+    The deck orders are re-derived from the seed and must equal the recorded ones, so a
+    record whose cards were tampered with is refused.
+    """
+    game = starting_game(record)
     for seat, action in record["actions"]:
         game.apply(seat, action)
     if "deck_orders" in record and record["deck_orders"] != game.deck_orders:

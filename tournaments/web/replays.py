@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from judge.engine import Game, GameError, IllegalActionError, JSONDict
-from judge.games import new_game
+from judge.games import starting_game
 
 #: The observation keys that only their own seat sees, per game (the all-seats view
 #: gathers them from every seat; everything else in an observation is public).
@@ -59,13 +59,7 @@ def frames(record: Mapping[str, Any], index: int, perspective: int | None) -> JS
     played = games[index]
     game_record = played["record"]
     try:
-        game = new_game(
-            game_record["game"],
-            game_record["seed"],
-            players=game_record["players"],
-            variant=game_record["variant"],
-            options=game_record["options"],
-        )
+        game = starting_game(game_record)
     except (GameError, KeyError) as error:
         raise ReplayError(f"game {index} cannot be set up again: {error}") from None
     if perspective is not None and not 0 <= perspective < game.players:
