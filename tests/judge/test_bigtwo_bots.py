@@ -6,19 +6,13 @@ import pytest
 
 from judge.bots import house_policy, policies
 from judge.games.bigtwo import BigTwo
+from tests.judge.playing import play_out
 from tests.judge.test_bigtwo import place
 
 
 def play_deal(seed: int, players: int, names: list[str]) -> BigTwo:
-    game = BigTwo(seed=seed, players=players)
     bots = [house_policy("bigtwo", name, seed * 10 + s) for s, name in enumerate(names)]
-    while not game.is_over():
-        seat = game.to_act()[0]
-        legal = game.legal_actions(seat)
-        action = bots[seat].act(game.observation(seat), legal)
-        assert action in legal
-        game.apply(seat, action)
-    return game
+    return play_out(BigTwo(seed=seed, players=players), bots)
 
 
 def test_big_two_has_a_greedy_house_bot_beside_random() -> None:

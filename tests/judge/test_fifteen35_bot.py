@@ -7,6 +7,7 @@ import pytest
 from judge.bots import RandomPolicy, house_policy, policies
 from judge.bots.fifteen35 import GreedyPolicy
 from judge.games.fifteen35 import FifteenThirtyFive
+from tests.judge.playing import play_out
 
 
 def seen(hidden: str, phase: str, exposed: str = "", **extra: Any) -> dict[str, Any]:
@@ -61,13 +62,7 @@ def test_it_raises_with_a_natural_and_folds_a_far_hand_in_the_final_round() -> N
 def test_greedy_only_ever_plays_legal_actions(players: int) -> None:
     for seed in range(3):
         game = FifteenThirtyFive(seed, players=players, options={"hands": 2})
-        bots = [GreedyPolicy(seat) for seat in range(players)]
-        while not game.is_over():
-            seat = game.to_act()[0]
-            legal = game.legal_actions(seat)
-            action = bots[seat].act(game.observation(seat), legal)
-            assert action in legal
-            game.apply(seat, action)
+        play_out(game, [GreedyPolicy(seat) for seat in range(players)])
 
 
 def greedy_against_random(players: int, games: int) -> tuple[int, int]:

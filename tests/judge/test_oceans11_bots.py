@@ -22,6 +22,7 @@ from judge.bots.oceans11 import (
 from judge.cards import parse_cards
 from judge.engine import Action
 from judge.games.oceans11 import CONCEDE, DEAL, VARIANTS, Oceans11
+from tests.judge.playing import play_out
 
 
 def partly_played(seed: int, variant: str, rng: random.Random) -> Oceans11:
@@ -107,14 +108,8 @@ def test_montecarlo_deals_only_cards_its_seat_has_not_seen(variant: str) -> None
 @pytest.mark.parametrize("name", ["greedy", "montecarlo"])
 def test_house_bots_play_legal_actions_to_the_end(name: str) -> None:
     for variant in VARIANTS:
-        game = Oceans11(5, variant=variant)
         bots = [house_policy("oceans11", name, seed) for seed in range(2)]
-        while not game.is_over():
-            (seat,) = game.to_act()
-            legal = game.legal_actions(seat)
-            action = bots[seat].act(game.observation(seat), legal)
-            assert action in legal
-            game.apply(seat, action)
+        play_out(Oceans11(5, variant=variant), bots)
 
 
 def duplicate_scores(
