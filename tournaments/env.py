@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import dj_database_url
+
+T = TypeVar("T")
 
 
 class SettingError(ValueError):
@@ -29,13 +32,7 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise SettingError(f"{name}={raw!r}: expected a whole number") from None
+    return _env_parsed(name, default, int, "a whole number")
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -46,13 +43,19 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 def env_float(name: str, default: float) -> float:
+    return _env_parsed(name, default, float, "a number such as 2.5")
+
+
+def _env_parsed(name: str, default: T, parse: Callable[[str], T], expected: str) -> T:
+    """``parse`` of the variable's value, ``default`` when unset or empty; a value that
+    ``parse`` refuses (ValueError) is a SettingError naming what was ``expected``."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
     try:
-        return float(raw)
+        return parse(raw)
     except ValueError:
-        raise SettingError(f"{name}={raw!r}: expected a number such as 2.5") from None
+        raise SettingError(f"{name}={raw!r}: expected {expected}") from None
 
 
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
