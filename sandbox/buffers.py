@@ -29,6 +29,11 @@ class LineSplitter:
     def feed(self, data: bytes) -> None:
         self._buffer += data
 
+    def room(self) -> int:
+        """How many bytes a reader may take next without the buffer passing the cap by
+        more than one byte (at least one: complete lines are taken before reading more)."""
+        return max(1, self.cap + 1 - len(self._buffer))
+
     def next_line(self) -> bytes | None:
         """The next complete line, or None until one is complete; raises LineTooLong."""
         buffer = self._buffer
@@ -70,9 +75,7 @@ class LineSplitter:
             self._buffer.clear()
             self._scanned = 0
             self._skipping = True
-        raise LineTooLong(
-            f"the bot wrote a line of more than {self.cap} bytes ({length} so far)", head
-        )
+        raise LineTooLong(f"the bot wrote a line over {self.cap} bytes ({length} so far)", head)
 
 
 class CappedLog:

@@ -14,8 +14,10 @@ thread, so a flood of output costs the bot its seat, never the referee's memory.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import resource
+import select
 import selectors
 import signal
 import subprocess
@@ -27,12 +29,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Final
 
-from sandbox.channel import ChannelClosed, ChannelTimeout, LineTooLong
+from sandbox.channel import ChannelClosed, ChannelTimeout
 from sandbox.limits import Limits
+from sandbox.streams import CHUNK, StreamChannel, write_all
 
-#: How much of a too-long line the LineTooLong error carries.
-HEAD_BYTES: Final = 256
-_CHUNK: Final = 1 << 16
 _MB: Final = 1 << 20
 
 
@@ -90,7 +90,7 @@ class _StderrDrain:
                 if not selector.select(timeout=0.1):
                     continue
                 try:
-                    chunk = os.read(fd, _CHUNK)
+                    chunk = os.read(fd, CHUNK)
                 except OSError:
                     return
                 if not chunk:
@@ -112,8 +112,13 @@ class _StderrDrain:
             self.pipe.close()
 
 
-class LocalChannel:
-    """A ``sandbox.channel.Channel`` over a child process's pipes."""
+class LocalChannel(StreamChannel):
+    """A ``sandbox.channel.Channel`` over a child process's pipes.
+
+    The line handling, deadlines and close sequence are ``StreamChannel``'s, the same code
+    as the Docker backend's pipes; this class adds the process: its exit status in
+    ChannelClosed messages, and a close that kills its whole process group.
+    """
 
     def __init__(
         self,
@@ -123,86 +128,82 @@ class LocalChannel:
         grace_s: float,
     ) -> None:
         assert process.stdin and process.stdout and process.stderr
+        super().__init__(limits, self._kill_group, grace_s)
         self.process = process
-        self.line_cap = limits.line_bytes
-        self.send_timeout_s = send_timeout_s
-        self.grace_s = grace_s
-        self._in = process.stdin
-        self._out = process.stdout
-        os.set_blocking(self._in.fileno(), False)
-        os.set_blocking(self._out.fileno(), False)
-        self._buffer = bytearray()
-        self._eof = False
-        self._closed = False
+        self._send_timeout_s = send_timeout_s
+        self._stdin = process.stdin
+        self._stdout_pipe = process.stdout
+        self._in = process.stdin.fileno()
+        self._out = process.stdout.fileno()
+        os.set_blocking(self._in, False)
+        os.set_blocking(self._out, False)
+        self._poller = select.poll()
+        self._poller.register(self._out, select.POLLIN)
+        self._kill_after = math.inf  # set by close: when the process group is killed
         self._stderr = _StderrDrain(process.stderr, limits.stderr_bytes)
 
-    # Sending.
+    @property
+    def _buffer(self) -> bytearray:
+        """The bot's output held unread: never more than one line over the cap."""
+        return self._lines._buffer
 
-    def send(self, line: bytes) -> None:
-        if self._closed:
-            raise ChannelClosed("the channel is closed")
-        data = memoryview(line + b"\n")
-        deadline = time.monotonic() + self.send_timeout_s
-        with selectors.DefaultSelector() as selector:
-            selector.register(self._in.fileno(), selectors.EVENT_WRITE)
-            while data:
-                try:
-                    data = data[os.write(self._in.fileno(), data) :]
-                    continue
-                except BlockingIOError:
-                    pass
-                except (BrokenPipeError, ConnectionResetError):
-                    raise ChannelClosed(f"the bot stopped reading: {self._status()}") from None
-                left = deadline - time.monotonic()
-                if left <= 0 or not selector.select(timeout=left):
-                    raise ChannelTimeout(
-                        f"the bot did not read its input for {self.send_timeout_s:g} s"
-                    )
+    def stderr(self) -> bytes:
+        return self._stderr.text()
 
-    # Receiving.
+    def close(self) -> None:
+        self._kill_after = time.monotonic() + self._grace_s
+        super().close()
 
-    def recv(self, deadline: float) -> bytes:
-        if self._closed:
-            raise ChannelClosed("the channel is closed")
-        with selectors.DefaultSelector() as selector:
-            selector.register(self._out.fileno(), selectors.EVENT_READ)
-            while True:
-                line = self._take_line()
-                if line is not None:
-                    return line
-                if self._eof:
-                    raise ChannelClosed(self._status())
-                left = deadline - time.monotonic()
-                # Look at least once, even past the deadline: a line may be waiting unread.
-                if selector.select(timeout=max(left, 0.0)):
-                    self._read_some()
-                elif left <= 0:
-                    raise ChannelTimeout("no complete line before the deadline")
+    # The transport (see sandbox.streams).
 
-    def _take_line(self) -> bytes | None:
-        end = self._buffer.find(b"\n")
-        too_long = end > self.line_cap or (end < 0 and len(self._buffer) > self.line_cap)
-        if too_long:
-            head = bytes(self._buffer[:HEAD_BYTES])
-            self._buffer.clear()
-            self._eof = True  # the stream is out of step; nothing more is read from it
-            raise LineTooLong(f"the bot wrote a line over {self.line_cap} bytes", head)
-        if end < 0:
-            return None
-        line = bytes(self._buffer[:end])
-        del self._buffer[: end + 1]
-        return line
-
-    def _read_some(self) -> None:
-        room = self.line_cap + 1 - len(self._buffer)  # never hold more than one line
+    def _fill(self, timeout: float) -> bool:
+        if self._ended or not self._poller.poll(max(0, math.ceil(timeout * 1000))):
+            return False
         try:
-            chunk = os.read(self._out.fileno(), max(1, min(_CHUNK, room)))
+            data = os.read(self._out, min(CHUNK, self._lines.room()))
         except BlockingIOError:
-            return
-        if chunk:
-            self._buffer += chunk
+            return False
+        if data:
+            self._stdout(data)
         else:
-            self._eof = True
+            self._ended = True
+            self._poller.unregister(self._out)
+        return bool(data)
+
+    def _write(self, data: bytes, deadline: float) -> None:
+        try:
+            write_all(self._in, data, deadline)
+        except ChannelTimeout:
+            raise ChannelTimeout(
+                f"the bot did not read its input for {self._send_timeout_s:g} s"
+            ) from None
+        except ChannelClosed:
+            raise ChannelClosed(f"the bot stopped reading: {self._status()}") from None
+
+    def _end_input(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stdin.close()
+
+    def _kill_group(self) -> None:
+        """Let the bot exit until ``close``'s grace ends, then kill its process group."""
+        pid = self.process.pid
+        while time.monotonic() < self._kill_after and not _exited(pid):
+            time.sleep(0.005)
+        # The leader is not reaped yet, so the group id cannot have been reused.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5.0)
+
+    def _release(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stdin.close()
+        with contextlib.suppress(OSError):
+            self._stdout_pipe.close()
+        self._stderr.finish()
+
+    def _gone(self, message: str) -> str:
+        return message if self._closed else self._status()
 
     def _status(self) -> str:
         """How the process stands, waiting briefly for an exit that is under way."""
@@ -214,30 +215,6 @@ class LocalChannel:
         if code < 0:
             return f"killed by signal {signal.Signals(-code).name}"
         return f"exited with status {code}"
-
-    # The rest.
-
-    def stderr(self) -> bytes:
-        return self._stderr.text()
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        with contextlib.suppress(OSError):
-            self._in.close()
-        pid = self.process.pid
-        deadline = time.monotonic() + self.grace_s
-        while time.monotonic() < deadline and not _exited(pid):
-            time.sleep(0.005)
-        # The leader is not reaped yet, so the group id cannot have been reused.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=5.0)
-        with contextlib.suppress(OSError):
-            self._out.close()
-        self._stderr.finish()
 
 
 def _exited(pid: int) -> bool:

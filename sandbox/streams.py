@@ -44,7 +44,7 @@ class StreamChannel:
 
     def send(self, line: bytes) -> None:
         if self._closed or self._ended:
-            raise ChannelClosed("the bot is gone (its output ended)")
+            raise ChannelClosed(self._gone("the bot is gone (its output ended)"))
         self._write(line + b"\n", time.monotonic() + self._send_timeout_s)
 
     def recv(self, deadline: float) -> bytes:
@@ -56,7 +56,9 @@ class StreamChannel:
             if line is not None:
                 return line
             if self._ended:
-                raise ChannelClosed("the bot's output ended (it exited or closed stdout)")
+                raise ChannelClosed(
+                    self._gone("the bot's output ended (it exited or closed stdout)")
+                )
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 if late:
@@ -94,6 +96,11 @@ class StreamChannel:
         """Output of the bot: kept for recv, or dropped once the channel is closing."""
         if not self._closed:
             self._lines.feed(data)
+
+    def _gone(self, message: str) -> str:
+        """What ChannelClosed says once the bot is gone; a transport that can tell how
+        the bot ended (an exit status) says that instead."""
+        return message
 
     # What a transport supplies.
     def _fill(self, timeout: float) -> bool:
