@@ -42,6 +42,20 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_origins(name: str, default: list[str]) -> list[str]:
+    """Web origins as Django's CSRF_TRUSTED_ORIGINS wants them: ``https://HOST[:PORT]``,
+    the scheme included and no path (``https://*.example.com`` covers subdomains)."""
+    origins = env_list(name, default)
+    for origin in origins:
+        scheme, separator, host = origin.partition("://")
+        if scheme not in ("http", "https") or not separator or not host or "/" in host:
+            raise SettingError(
+                f"{name}: {origin!r} is not an origin; write it as https://HOST or "
+                "https://HOST:PORT (scheme included, no path), separated by commas"
+            )
+    return origins
+
+
 def env_float(name: str, default: float) -> float:
     return _env_parsed(name, default, float, "a number such as 2.5")
 

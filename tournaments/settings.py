@@ -14,6 +14,7 @@ from tournaments.env import (
     env_float,
     env_int,
     env_list,
+    env_origins,
     env_str,
 )
 
@@ -26,6 +27,15 @@ if not SECRET_KEY:
         raise SettingError("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
     SECRET_KEY = "development-only-insecure-key"  # used only with DEBUG on
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+
+# Behind a TLS proxy (docs/deploy.md): the public origins that forms are posted from, and
+# whether to believe the proxy's X-Forwarded-Proto (only when the proxy always sets it).
+CSRF_TRUSTED_ORIGINS = env_origins("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Sign-in and CSRF cookies travel over HTTPS only, unless debugging.
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 INSTALLED_APPS = [
     "django.contrib.admin",
