@@ -332,18 +332,23 @@ def _owner_alive(owner: str) -> bool:
     return bool(started) and _start_time(int(pid_text)) == started
 
 
-def remove_leftovers(client: docker.DockerClient | None = None, *, everything: bool = False) -> int:
+def remove_leftovers(
+    client: docker.DockerClient | None = None, *, everything: bool = False, label_prefix: str = ""
+) -> int:
     """Remove bot containers that nobody will close, and their pipe folders.
 
     Stale means: made by a worker process of this host that no longer runs, or past its
     wall clock (from any host). ``everything`` removes every bot container of the
-    engine (for a single-worker deployment, or a test's final check). Returns how many
-    were removed.
+    engine (for a single-worker deployment, or a test's final check). ``label_prefix``
+    limits both to containers whose label (as given to ``start``) begins with it: one
+    deployment's, on an engine that several share. Returns how many were removed.
     """
     client = client or connect()
     removed = 0
     for container in client.containers.list(all=True, filters={"label": LABEL}):
         labels = container.labels
+        if not labels.get(MATCH_LABEL, "").startswith(label_prefix):
+            continue
         expired = float(labels.get(EXPIRES_LABEL, "0") or 0) < time.time()
         if everything or expired or not _owner_alive(labels.get(OWNER_LABEL, "")):
             try:

@@ -35,6 +35,7 @@ from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
 from tournaments import runner
+from tournaments.instance import judge_instance
 from tournaments.models import BotVersion
 
 log = logging.getLogger(__name__)
@@ -173,6 +174,7 @@ def check_match(
         time_control=dict(CHECK_TIME_CONTROL),
         limits={},
         seats=seats,
+        instance=f"{judge_instance()}-check",
     )
     try:
         # The house opponents are the judge's own code: called in-process, the check is quick.
@@ -245,7 +247,7 @@ def probe_exit(game: str, code: bytes, backend: Callable[[], Backend]) -> dict[s
             sandbox = backend()
             channel = sandbox.start(
                 runner.unpack(code, Path(workdir) / "bot"),
-                label="check-probe",
+                label=f"{judge_instance()}-check-probe",
                 limits=Limits(),
                 env=bot_environment(sandbox),
             )

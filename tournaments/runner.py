@@ -54,6 +54,8 @@ class MatchPlan:
     time_control: dict[str, float]
     limits: dict[str, Any]
     seats: list[SeatPlan]
+    #: The deployment's name (tournaments.instance), first in every container's label.
+    instance: str = ""
 
 
 @dataclass
@@ -79,6 +81,12 @@ def unpack(code: bytes, into: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(archive.read(info))
     return into
+
+
+def seat_label(plan: MatchPlan, index: int) -> str:
+    """``<instance>-match-<id>-bot<i>``: unique on an engine that deployments share."""
+    label = f"match-{plan.match_id}-bot{index}"
+    return f"{plan.instance}-{label}" if plan.instance else label
 
 
 def make_backend(name: str) -> Backend:
@@ -146,10 +154,7 @@ def play(
                     if j not in folders:
                         folders[j] = _prepare(plan, j, Path(workdir))
                 env = sandboxing.bot_environment(sandbox[0])
-                seats = [
-                    SeatStart(folders[j], f"match-{plan.match_id}-bot{j}", limits, env)
-                    for j in wanted
-                ]
+                seats = [SeatStart(folders[j], seat_label(plan, j), limits, env) for j in wanted]
                 pending.update(zip(wanted, start_many(sandbox[0], seats), strict=True))
             except InfrastructureError:
                 raise

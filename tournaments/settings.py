@@ -4,6 +4,7 @@ outside debug mode, DJANGO_SECRET_KEY must be set."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from tournaments.env import (
@@ -94,6 +95,13 @@ JUDGE_SANDBOX = env_choice("JUDGE_SANDBOX", "docker", ("docker", "local"))
 # House bots run in that sandbox like uploaded bots ("sandbox": same clocks and costs), or
 # are called inside the worker ("inprocess": faster, for development).
 JUDGE_HOUSE_BOTS = env_choice("JUDGE_HOUSE_BOTS", "sandbox", ("sandbox", "inprocess"))
+# This deployment's name on a shared Docker engine: the prefix of its bot containers'
+# labels. Empty: derived from the database (tournaments.instance). Same on all its workers.
+JUDGE_INSTANCE = env_str("JUDGE_INSTANCE", "")
+if JUDGE_INSTANCE and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}", JUDGE_INSTANCE):
+    raise SettingError(
+        f"JUDGE_INSTANCE={JUDGE_INSTANCE!r}: expected up to 40 letters, digits, '_', '.' or '-'"
+    )
 
 # Celery. Without a broker URL every task runs at once, in-process (development, tests).
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")

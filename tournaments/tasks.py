@@ -25,6 +25,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from judge.engine import GameError
 from sandbox.backend import Backend
 from tournaments import runner, services
+from tournaments.instance import judge_instance
 from tournaments.models import Match
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,7 @@ def load_plan(match_id: int) -> runner.MatchPlan:
         time_control=dict(match.time_control),
         limits=dict(match.limits),
         seats=seats,
+        instance=judge_instance(),
     )
 
 
