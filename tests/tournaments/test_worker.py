@@ -16,6 +16,7 @@ from judge.games import replay
 from sandbox import docker_backend
 from tests.tournaments.conftest import Workers, first_legal, wait_for
 from tournaments import services, tasks
+from tournaments.instance import judge_instance
 from tournaments.models import Match, Rating, RatingHistory, Tournament
 from tournaments.standings import tournament_table
 
@@ -32,7 +33,7 @@ def containers_of(match: Match) -> list[str]:
     listed = docker_backend.connect().api.containers(
         all=True, filters={"label": docker_backend.LABEL}
     )
-    prefix = f"match-{match.pk}-"
+    prefix = f"{judge_instance()}-match-{match.pk}-"  # the workers share this test database
     return [
         c["Id"]
         for c in listed
