@@ -119,6 +119,9 @@ def run_check(
     """The check's report: one match per table size (and per other variant, at the smallest
     table), the probes, the verdict and the log."""
     began = time.perf_counter()
+    unreadable = unreadable_code(code)
+    if unreadable:
+        return rejected_unplayed(unreadable, time.perf_counter() - began)
     matches: list[dict[str, Any]] = []
     logs: list[str] = []
     for players, variant in check_tables(game):
@@ -137,6 +140,31 @@ def run_check(
         "probes": probes,
         "log": "\n".join(logs)[-LOG_CHARS:],
         "seconds": round(time.perf_counter() - began, 3),
+    }
+
+
+def unreadable_code(code: bytes) -> str:
+    """Why the stored code cannot be unpacked ("" when it can): the same unpacking as a
+    match's, so a version the check accepts never fails a match for its zip."""
+    with tempfile.TemporaryDirectory(prefix="check-unpack-") as workdir:
+        try:
+            runner.unpack(code, Path(workdir) / "bot")
+        except runner.UnreadableCode as error:
+            return str(error)
+    return ""
+
+
+def rejected_unplayed(problem: str, seconds: float) -> dict[str, Any]:
+    """The report of a version rejected before any check match could start."""
+    return {
+        "passed": False,
+        "verdict": "rejected",
+        "reason": problem,
+        "problems": [problem],
+        "matches": [],
+        "probes": [],
+        "log": "",
+        "seconds": round(seconds, 3),
     }
 
 

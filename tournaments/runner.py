@@ -12,6 +12,7 @@ import io
 import tempfile
 import time
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -30,6 +31,14 @@ from sandbox.parallel import SeatStart, start_many
 
 class InfrastructureError(RuntimeError):
     """The match could not be played for a reason that is not a bot's (retry it)."""
+
+
+class UnreadableCode(ValueError):
+    """A stored bot's code is not a zip that unpacks safely: no retry can change that."""
+
+
+#: What a broken zip raises on opening or reading (bad CRC, truncated, unknown method).
+ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError)
 
 
 @dataclass(frozen=True)
@@ -68,19 +77,43 @@ class Timings:
 
 
 def unpack(code: bytes, into: Path) -> Path:
-    """Write a bot's zip into a folder of its own, refusing paths that leave it."""
+    """Write a bot's zip into a folder of its own; UnreadableCode if it is not a readable
+    zip or an entry's path leaves the folder."""
     into.mkdir(parents=True)
-    with zipfile.ZipFile(io.BytesIO(code)) as archive:
-        for info in archive.infolist():
-            path = PurePosixPath(info.filename)
-            if path.is_absolute() or ".." in path.parts:
-                raise ValueError(f"bot archive entry {info.filename!r} leaves its folder")
-            if info.is_dir():
-                continue
-            target = into.joinpath(*path.parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(archive.read(info))
+    try:
+        with zipfile.ZipFile(io.BytesIO(code)) as archive:
+            for info in archive.infolist():
+                _unpack_entry(archive, info, into)
+    except ZIP_ERRORS as error:
+        raise UnreadableCode(
+            f"the stored code is not a readable zip archive ({error}); upload the bot again"
+        ) from error
     return into
+
+
+def _unpack_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, into: Path) -> None:
+    path = PurePosixPath(info.filename)
+    if path.is_absolute() or ".." in path.parts:
+        raise UnreadableCode(f"bot archive entry {info.filename!r} leaves its folder")
+    if info.is_dir():
+        return
+    target = into.joinpath(*path.parts)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(archive.read(info))
+
+
+def unpack_uploaded(plan: MatchPlan, workdir: Path) -> dict[int, Path]:
+    """Every uploaded seat's code, unpacked before any bot starts: a broken zip fails the
+    whole match at once (UnreadableCode naming the seat) rather than faulting its bot."""
+    folders = {}
+    for index, seat in enumerate(plan.seats):
+        if seat.house_policy:
+            continue
+        try:
+            folders[index] = unpack(seat.code, workdir / f"seat{index}")
+        except UnreadableCode as error:
+            raise UnreadableCode(f"seat {index} ({seat.name}): {error}") from error
+    return folders
 
 
 def seat_label(plan: MatchPlan, index: int) -> str:
@@ -113,7 +146,8 @@ def _prepare(plan: MatchPlan, index: int, workdir: Path) -> Path:
 def play(
     plan: MatchPlan, backend: Callable[[], Backend], *, house_in_sandbox: bool = True
 ) -> tuple[dict[str, Any], Timings]:
-    """Play the match; raises InfrastructureError if a bot could not be started.
+    """Play the match; raises InfrastructureError if a bot could not be started (worth
+    retrying), UnreadableCode if a stored bot's code cannot be unpacked (never worth it).
 
     House bots run in the sandbox like uploaded ones (same clocks, same costs) unless
     ``house_in_sandbox`` is off, when they are called in this process (faster, for tests).
@@ -132,9 +166,9 @@ def play(
     bots = [BotInfo(seat.name, seat.content_hash) for seat in plan.seats]
     limits = Limits(**plan.limits)
     sandbox: list[Backend] = []
-    folders: dict[int, Path] = {}
 
     with tempfile.TemporaryDirectory(prefix=f"match-{plan.match_id}-") as workdir:
+        folders = unpack_uploaded(plan, Path(workdir))
         # Bots the referee will ask for next, started together (containers start in
         # parallel); any left unused (a retired bot's) are closed at the end.
         pending: dict[int, Channel] = {}

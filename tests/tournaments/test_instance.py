@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +14,9 @@ from django.db import connection, transaction
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from sandbox import docker_backend
-from sandbox.channel import Channel
 from sandbox.limits import Limits
-from sandbox.local import LocalBackend
 from tests.tournaments.conftest import first_legal
+from tests.tournaments.recording import RecordingBackend
 from tournaments import services, tasks
 from tournaments.instance import derived_instance, judge_instance
 from tournaments.models import Match
@@ -63,22 +61,6 @@ def test_judge_instance_derives_from_the_database_in_use(settings: SettingsWrapp
     settings.JUDGE_INSTANCE = ""
     assert judge_instance() == derived_instance(connection.settings_dict)
     assert judge_instance().startswith(str(connection.settings_dict["NAME"])[:24])
-
-
-class RecordingBackend:
-    """The local backend, noting each label it was asked to start."""
-
-    name = "local"
-
-    def __init__(self) -> None:
-        self.inner = LocalBackend()
-        self.labels: list[str] = []
-
-    def start(
-        self, code: Path, *, label: str, limits: Limits, env: Mapping[str, str] | None = None
-    ) -> Channel:
-        self.labels.append(label)
-        return self.inner.start(code, label=label, limits=limits, env=env)
 
 
 @pytest.mark.django_db(transaction=True)
