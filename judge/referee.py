@@ -39,6 +39,8 @@ LOG_CHARS: Final = 64 << 10
 GameMaker = Callable[[int, int, "str | None", Mapping[str, Any]], Game]
 #: Starts bot number ``index`` (in ``bots`` order) and gives back its channel.
 StartBot = Callable[[int], BotChannel]
+#: Told, before each block's ``start`` calls, which bots it will start (not retired ones).
+AnnounceStarts = Callable[[list[int]], None]
 
 
 @dataclass(frozen=True)
@@ -273,8 +275,10 @@ class Referee:
         start: StartBot,
         make_game: GameMaker,
         clock: Callable[[], float],
+        announce: AnnounceStarts | None = None,
     ) -> None:
         self.spec = spec
+        self.announce = announce
         self.infos = list(bots)
         self.players = len(self.infos) if spec.players is None else spec.players
         if self.players != len(self.infos):
@@ -445,13 +449,20 @@ class Referee:
 
     def _start_bots(self) -> None:
         """Start a fresh process for every bot not retired; banks and logs carry over."""
-        if not self.bots:
-            for index in range(len(self.infos)):
+        first_block = not self.bots
+        wanted = (
+            list(range(len(self.infos)))
+            if first_block
+            else [bot.index for bot in self.bots if not bot.retired]
+        )
+        if self.announce is not None:
+            self.announce(wanted)
+        for index in wanted:
+            if first_block:
                 self.bots.append(_Bot(index, self.start(index), self.spec.time.bank_s))
-            return
-        for bot in self.bots:
-            if not bot.retired:
-                bot.channel, bot.closed = self.start(bot.index), False
+            else:
+                bot = self.bots[index]
+                bot.channel, bot.closed = self.start(index), False
 
     def _totals(self) -> Result:
         totals = [0.0] * len(self.infos)
@@ -514,6 +525,7 @@ def play_match(
     *,
     make_game: GameMaker | None = None,
     clock: Callable[[], float] = time.monotonic,
+    announce: AnnounceStarts | None = None,
 ) -> MatchOutcome:
     """Play a whole match and return its outcome (call ``.to_json()`` to store it).
 
@@ -530,6 +542,8 @@ def play_match(
 
     ``make_game`` replaces the registry's engine (tests use toy games); ``clock`` is the
     time source for every deadline and must be the one the channels' ``recv`` uses.
+    ``announce``, if given, is told before each block which bots ``start`` will be asked
+    for (all of them, then those not retired), so a caller can start them together.
     """
     maker = make_game or default_game_maker(spec.game)
-    return Referee(spec, bots, start, maker, clock).run()
+    return Referee(spec, bots, start, maker, clock, announce).run()

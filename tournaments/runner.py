@@ -169,21 +169,22 @@ def play(
 
     with tempfile.TemporaryDirectory(prefix=f"match-{plan.match_id}-") as workdir:
         folders = unpack_uploaded(plan, Path(workdir))
-        # Bots the referee will ask for next, started together (containers start in
-        # parallel); any left unused (a retired bot's) are closed at the end.
+        # The bots the referee says it will ask for next (play_match's announce), started
+        # together (containers start in parallel); a retired bot is never announced, so
+        # none is started to go unused. Any left over at the end are closed.
         pending: dict[int, Channel] = {}
 
         def sandboxed(index: int) -> bool:
             return house_in_sandbox or not plan.seats[index].house_policy
 
-        def start_from(index: int) -> None:
+        def start_together(indices: list[int]) -> None:
+            wanted = [j for j in indices if sandboxed(j) and j not in pending]
+            if not wanted:
+                return
             began = time.perf_counter()
             try:
                 if not sandbox:
                     sandbox.append(backend())
-                wanted = [
-                    j for j in range(index, len(plan.seats)) if sandboxed(j) and j not in pending
-                ]
                 for j in wanted:
                     if j not in folders:
                         folders[j] = _prepare(plan, j, Path(workdir))
@@ -193,7 +194,7 @@ def play(
             except InfrastructureError:
                 raise
             except Exception as error:
-                raise InfrastructureError(f"could not start bot {index}: {error!r}") from error
+                raise InfrastructureError(f"could not start bots {wanted}: {error!r}") from error
             finally:
                 timings.sandbox_start += time.perf_counter() - began
 
@@ -202,12 +203,12 @@ def play(
                 seed = house_seed(plan.seed, index)
                 return PolicyChannel(house_policy(plan.game, plan.seats[index].house_policy, seed))
             if index not in pending:
-                start_from(index)
+                start_together([index])
             return sandboxing.SandboxChannel(pending.pop(index))
 
         began = time.perf_counter()
         try:
-            outcome = play_match(spec, bots, start)
+            outcome = play_match(spec, bots, start, announce=start_together)
         finally:
             for channel in pending.values():
                 with contextlib.suppress(Exception):
