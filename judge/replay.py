@@ -4,7 +4,8 @@ A match record (``MatchOutcome.record``) is JSON: a header, each game's engine r
 with per-action times and the seating, the faults and the result. ``verify`` plays every
 game again from its seed and recorded actions and checks each result and the match
 totals. ``compare_seat`` sends a bot exactly the ``act`` messages seat K received and
-lists where its answers differ from the recorded actions.
+lists where its answers differ from the recorded actions; ``compare_bot`` does the same
+for bot I, following it from seat to seat as a duplicate match rotates the seating.
 """
 
 from __future__ import annotations
@@ -98,38 +99,62 @@ def seat_moves(
 ) -> Iterator[SeatMove | JSONDict]:
     """The messages seat ``seat`` received, in order: SeatMoves, then each game_over."""
     make = _maker(record, make_game)
-    time_control = record["header"]["time"]
     for played in record["games"]:
-        game_record = played["record"]
-        game = make(
-            game_record["seed"],
-            game_record["players"],
-            game_record["variant"],
-            game_record["options"],
-        )
-        for move, ((who, chosen), used) in enumerate(
-            zip(game_record["actions"], played["times"], strict=True)
-        ):
-            if who == seat:
-                message = protocol.act(
-                    game=played["index"],
-                    move=move,
-                    seat=seat,
-                    observation=game.observation(seat),
-                    legal=game.legal_actions(seat),
-                    move_s=time_control["move_s"],
-                    bank_s=time_control["bank_s"],
-                )
-                yield SeatMove(played["index"], move, message, chosen, used is None)
-            game.apply(who, chosen)
-        result = game.result()
-        yield protocol.game_over(
-            game=played["index"],
-            seat=seat,
-            scores=result.scores,
-            places=result.places,
-            revealed=game.revealed(),
-        )
+        yield from _game_messages(record, played, seat, make)
+
+
+def bot_moves(
+    record: Mapping[str, Any], bot: int, make_game: GameMaker | None = None
+) -> Iterator[SeatMove | JSONDict]:
+    """The messages bot ``bot`` received, whatever seat it had in each game (duplicate
+    matches rotate the seats), in order: SeatMoves, then each game_over."""
+    make = _maker(record, make_game)
+    for played in record["games"]:
+        yield from _game_messages(record, played, _seat_of(played, bot), make)
+
+
+def _seat_of(played: Mapping[str, Any], bot: int) -> int:
+    seating: list[int] = played["seating"]
+    if bot not in seating:
+        raise BadRecord(f"game {played['index']} seats bots {seating}, not bot {bot}")
+    return seating.index(bot)
+
+
+def _game_messages(
+    record: Mapping[str, Any], played: Mapping[str, Any], seat: int, make: GameMaker
+) -> Iterator[SeatMove | JSONDict]:
+    """What seat ``seat`` received in one recorded game: SeatMoves, then its game_over."""
+    time_control = record["header"]["time"]
+    game_record = played["record"]
+    game = make(
+        game_record["seed"],
+        game_record["players"],
+        game_record["variant"],
+        game_record["options"],
+    )
+    for move, ((who, chosen), used) in enumerate(
+        zip(game_record["actions"], played["times"], strict=True)
+    ):
+        if who == seat:
+            message = protocol.act(
+                game=played["index"],
+                move=move,
+                seat=seat,
+                observation=game.observation(seat),
+                legal=game.legal_actions(seat),
+                move_s=time_control["move_s"],
+                bank_s=time_control["bank_s"],
+            )
+            yield SeatMove(played["index"], move, message, chosen, used is None)
+        game.apply(who, chosen)
+    result = game.result()
+    yield protocol.game_over(
+        game=played["index"],
+        seat=seat,
+        scores=result.scores,
+        places=result.places,
+        revealed=game.revealed(),
+    )
 
 
 @dataclass(frozen=True)
@@ -161,26 +186,84 @@ def compare_seat(
     (the bank is not drawn down). A bot that fails to answer stops the comparison with a
     difference saying why. The channel is left open; the caller closes it.
     """
+    hello = _hello(record, bot=seat, seat=seat, games=len(record["games"]))
+    return _feed(record, hello, seat_moves(record, seat, make_game), channel, clock)
+
+
+def compare_bot(
+    record: Mapping[str, Any],
+    bot: int,
+    start: Callable[[], BotChannel],
+    clock: Callable[[], float],
+    make_game: GameMaker | None = None,
+) -> tuple[int, list[Difference]]:
+    """Feed bot ``bot``'s recorded messages to a bot, wherever it sat: (decisions asked,
+    differences).
+
+    As in the match, each block of games in one seating (a duplicate match has one per
+    rotation) goes to a fresh process from ``start``, greeted as bot ``bot`` in that
+    block's seat; each is closed after its block. A process that fails to answer ends
+    its block with a difference saying why; the next block starts afresh.
+    """
+    make = _maker(record, make_game)
+    asked = 0
+    differences: list[Difference] = []
+    for block in _blocks(record["games"]):
+        seat = _seat_of(block[0], bot)
+        hello = _hello(record, bot=bot, seat=seat, games=len(block))
+        items = (item for played in block for item in _game_messages(record, played, seat, make))
+        channel = start()
+        try:
+            block_asked, block_differences = _feed(record, hello, items, channel, clock)
+        finally:
+            channel.close()
+        asked += block_asked
+        differences += block_differences
+    return asked, differences
+
+
+def _blocks(games: list[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """Recorded games cut into runs of one seating, as the referee played them."""
+    runs: list[list[Mapping[str, Any]]] = []
+    for played in games:
+        if not runs or runs[-1][-1]["seating"] != played["seating"]:
+            runs.append([])
+        runs[-1].append(played)
+    return runs
+
+
+def _hello(record: Mapping[str, Any], *, bot: int, seat: int, games: int) -> JSONDict:
     header = record["header"]
-    hello = protocol.hello(
-        bot=seat,
+    return protocol.hello(
+        bot=bot,
         seat=seat,
         game=header["game"],
         variant=header["variant"],
         options=header["options"],
         players=header["players"],
-        games=len(record["games"]),
+        games=games,
         time=header["time"],
     )
+
+
+def _feed(
+    record: Mapping[str, Any],
+    hello: JSONDict,
+    items: Iterator[SeatMove | JSONDict],
+    channel: BotChannel,
+    clock: Callable[[], float],
+) -> tuple[int, list[Difference]]:
+    """Greet the bot, then send it ``items``, comparing its answers with the record."""
+    time_control = record["header"]["time"]
     asked = 0
     differences: list[Difference] = []
     try:
         channel.send(protocol.encode(hello))
-        protocol.parse_ready(channel.recv(clock() + header["time"]["startup_s"]))
+        protocol.parse_ready(channel.recv(clock() + time_control["startup_s"]))
     except Exception as error:
         return 0, [Difference(-1, -1, "ready", f"no ready: {error}")]
-    allowance = header["time"]["move_s"] + header["time"]["bank_s"]
-    for item in seat_moves(record, seat, make_game):
+    allowance = time_control["move_s"] + time_control["bank_s"]
+    for item in items:
         if not isinstance(item, SeatMove):
             channel.send(protocol.encode(item))
             continue

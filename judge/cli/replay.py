@@ -2,7 +2,9 @@
 
 ``--verify`` re-simulates every game and checks each result and the totals (exit 1 if
 anything differs). ``--seat K BOT`` sends BOT the very messages seat K received and lists
-the decisions where its answers differ from the record.
+the decisions where its answers differ from the record. ``--bot I BOT`` does the same for
+bot I wherever it sat (a duplicate match rotates the seats), with a fresh BOT process for
+each seating, as in the match.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from judge.cli.sandboxing import (
     prepare_bot,
 )
 from judge.engine import GameError
-from judge.replay import BadRecord, compare_seat, verify
+from judge.replay import BadRecord, compare_bot, compare_seat, verify
 from sandbox.limits import Limits
 
 
@@ -37,7 +39,11 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("file", type=Path, metavar="FILE")
     parser.add_argument("--verify", action="store_true", help="re-simulate and check")
-    parser.add_argument("--seat", nargs=2, metavar=("K", "BOT"), help="replay seat K to BOT")
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--seat", nargs=2, metavar=("K", "BOT"), help="replay seat K to BOT")
+    who.add_argument(
+        "--bot", nargs=2, metavar=("I", "BOT"), help="replay bot I, wherever it sat, to BOT"
+    )
     parser.add_argument("--sandbox", choices=["local", "docker"], default="local")
     parser.set_defaults(func=run)
 
@@ -45,14 +51,16 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         record = json.loads(args.file.read_text())
-        if not args.verify and not args.seat:
+        if not args.verify and not args.seat and not args.bot:
             print(summary(record))
             return 0
         status = 0
         if args.verify:
             status |= _verify(record)
         if args.seat:
-            status |= _seat(record, int(args.seat[0]), args.seat[1], args.sandbox)
+            status |= _seat(record, _whole(args.seat[0], "--seat"), args.seat[1], args.sandbox)
+        if args.bot:
+            status |= _bot(record, _whole(args.bot[0], "--bot"), args.bot[1], args.sandbox)
         return status
     except (OSError, ValueError, KeyError, BadRecord, GameError, SandboxUnavailable) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -80,6 +88,38 @@ def _verify(record: dict[str, Any]) -> int:
         return 1
     print(f"verified: {len(record['games'])} game(s) replay to the recorded results")
     return 0
+
+
+def _whole(text: str, option: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{option} takes a number first, not {text!r}") from None
+
+
+def _bot(record: dict[str, Any], index: int, bot_arg: str, sandbox: str) -> int:
+    bots = len(record["header"]["bots"])
+    if not 0 <= index < bots:
+        raise ValueError(f"bot {index} does not exist; the match has bots 0 to {bots - 1}")
+    with tempfile.TemporaryDirectory(prefix="judge-replay-") as work:
+        try:
+            bot = prepare_bot(bot_arg, record["header"]["game"], Path(work))
+        except BotSpecError as error:
+            raise ValueError(str(error)) from None
+        backend = backend_for_cli(sandbox)
+
+        def start() -> SandboxChannel:
+            return SandboxChannel(
+                backend.start(
+                    bot.folder, label="replay", limits=Limits(), env=bot_environment(backend)
+                )
+            )
+
+        asked, differences = compare_bot(record, index, start, time.monotonic)
+    for difference in differences:
+        print(f"DIFFERS {difference}")
+    print(f"bot {index}: {asked} decision(s) asked, {len(differences)} differ")
+    return 1 if differences else 0
 
 
 def _seat(record: dict[str, Any], seat: int, bot_arg: str, sandbox: str) -> int:

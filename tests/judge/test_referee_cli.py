@@ -134,3 +134,76 @@ def test_play_runs_bots_in_docker_containers(capsys: pytest.CaptureFixture[str])
     result = json.loads(out)
     assert result["faults"] == [] and result["bots"] == ["house:random", "polite.py"]
     assert "security boundary" not in err
+
+
+#: A protocol bot that plays action 0, but only in the seat it was greeted in: asked in
+#: any other seat it answers an action that does not exist.
+SEAT_KEEPER = """\
+import json, sys
+seat = None
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        seat = message["seat"]
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "act":
+        choice = 0 if message["seat"] == seat else 10**6
+        print(json.dumps({"type": "action", "action": choice}), flush=True)
+    elif message["type"] == "match_over":
+        break
+"""
+
+
+def decisions_of(record: dict[str, object], bot: int) -> int:
+    games = record["games"]
+    assert isinstance(games, list)
+    return sum(
+        1
+        for played in games
+        for who, _action in played["record"]["actions"]
+        if played["seating"][who] == bot
+    )
+
+
+def test_replaying_a_bot_follows_it_from_seat_to_seat_in_a_duplicate_match(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    keeper = tmp_path / "keeper.py"
+    keeper.write_text(SEAT_KEEPER)
+    path = tmp_path / "match.json"
+    status, _out, err = play(
+        capsys, "bigtwo", "--seed", "6", "--duplicate", "--replay", str(path),
+        "house:greedy", str(keeper),
+    )  # fmt: skip
+    assert status == 0, err
+    record = json.loads(path.read_text())
+    assert [g["seating"] for g in record["games"]] == [[0, 1], [1, 0]]
+    assert record["faults"] == []
+    assert main(["replay", str(path), "--bot", "1", str(keeper)]) == 0
+    asked = decisions_of(record, 1)
+    assert f"bot 1: {asked} decision(s) asked, 0 differ" in capsys.readouterr().out
+    # Seat 1 was the keeper's in the first game only: in the second, greedy played there.
+    assert main(["replay", str(path), "--seat", "1", str(keeper)]) == 1
+    assert "DIFFERS game 1 move" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--bot", "2", "house:random"], "bot 2 does not exist; the match has bots 0 to 1"),
+        (["--bot", "one", "house:random"], "--bot takes a number first, not 'one'"),
+    ],
+)
+def test_replaying_a_bot_refuses_a_bad_request_clearly(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], says: str
+) -> None:
+    path = tmp_path / "match.json"
+    play(capsys, "bigtwo", "--seed", "2", "--replay", str(path), "house:random", "house:random")
+    assert main(["replay", str(path), *argv]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_seat_and_bot_cannot_be_replayed_at_once(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["replay", str(tmp_path / "m.json"), "--seat", "0", "x.py", "--bot", "0", "x.py"])
+    assert exit_info.value.code == 2
