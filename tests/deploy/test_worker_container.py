@@ -90,5 +90,5 @@ def test_a_worker_container_plays_a_round_robin_in_sibling_bot_containers(worker
     assert {m.worker.split(":")[0] for m in matches} == {f"celery@{HOSTNAME}"}
     assert re.search(r"removed \d+ leftover bot containers", logs(worker))
     labels = {c.labels.get(docker_backend.MATCH_LABEL, "") for c in docker_backend.bot_containers()}
-    assert not {label for label in labels for m in matches if f"-match-{m.pk}-bot" in label}
+    assert not {label for label in labels for m in matches if f"match-{m.pk}-bot" in label}
     assert list(PIPE_ROOT.glob("seat-*")) == []
