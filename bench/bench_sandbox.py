@@ -237,9 +237,9 @@ def measure(work: Path, local: LocalBackend, rounds: int, trips_per_round: int) 
     same = trips["same channel, local process"] * 1e6
     show("docker pipes", trips["docker pipes"] * 1e6, "us", "same channel", same)
     show("docker attach", trips["docker attach"] * 1e6, "us", "same channel", same)
-    ratio = trips["docker pipes"] / trips["same channel, local process"]
+    ratio = trips["docker pipes"] / trips["plain pipe"]
     verdict = "met" if ratio <= 1.5 else "MISSED"
-    print(f"  goal: docker pipes within 1.5x of a pipe through the same channel: {verdict}")
+    print(f"  goal: docker pipes within 1.5x of a plain pipe: {verdict} ({ratio:.2f}x)")
 
     print("start-to-ready (median of 5):")
     local_ready = statistics.median(

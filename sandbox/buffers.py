@@ -16,8 +16,12 @@ HEAD_BYTES = 1024
 class LineSplitter:
     """Turns a byte stream into lines (without their newlines), refusing over-long ones.
 
-    After an over-long line the rest of it is skipped up to its newline, so the stream
-    stays in step for whoever still reads it.
+    It never holds more than ``cap + 1`` bytes (a line at the cap and its newline), whoever
+    feeds it: ``feed`` takes only what fits and says how much, and the transport leaves
+    the rest where it was (in the pipe), so a bot that writes faster than lines are taken
+    waits instead of filling the worker's memory. After an over-long line the rest of it
+    is skipped, as it arrives, up to its newline, so the stream stays in step for whoever
+    still reads it.
     """
 
     def __init__(self, cap: int) -> None:
@@ -26,55 +30,65 @@ class LineSplitter:
         self._scanned = 0  # bytes of the buffer known to hold no newline
         self._skipping = False
 
-    def feed(self, data: bytes) -> None:
-        self._buffer += data
+    def __len__(self) -> int:
+        """Bytes held: at most ``cap + 1``."""
+        return len(self._buffer)
 
     def room(self) -> int:
-        """How many bytes a reader may take next without the buffer passing the cap by
-        more than one byte (at least one: complete lines are taken before reading more)."""
-        return max(1, self.cap + 1 - len(self._buffer))
+        """How many bytes ``feed`` takes next (0 while ``cap + 1`` are held: take lines
+        first)."""
+        return self.cap + 1 - len(self._buffer)
+
+    def feed(self, data: bytes) -> int:
+        """Keep what fits of ``data``; how many of its bytes were used (kept or skipped)."""
+        if self._skipping:
+            return self._skip(data)
+        room = self.cap + 1 - len(self._buffer)
+        if len(data) <= room:
+            self._buffer += data
+            return len(data)
+        self._buffer += data[:room]
+        return room
 
     def next_line(self) -> bytes | None:
         """The next complete line, or None until one is complete; raises LineTooLong."""
         buffer = self._buffer
+        if not buffer:
+            return None
         end = buffer.find(b"\n", self._scanned)
-        if 0 <= end == len(buffer) - 1 and end <= self.cap and not self._skipping:
-            line = bytes(buffer[:end])  # the usual case: exactly one whole line buffered
-            buffer.clear()
-            self._scanned = 0
-            return line
-        if self._skipping:
-            if end < 0:
-                self._buffer.clear()
-                self._scanned = 0
-                return None
-            self._drop(end + 1)
-            self._skipping = False
-            return self.next_line()
         if end < 0:
-            self._scanned = len(self._buffer)
-            if len(self._buffer) > self.cap:
-                self._too_long(len(self._buffer))
+            self._scanned = len(buffer)
+            if self._scanned > self.cap:
+                self._too_long(self._scanned)
             return None
         if end > self.cap:
             self._too_long(end)
-        line = bytes(self._buffer[:end])
-        self._drop(end + 1)
+        line = bytes(buffer[:end])
+        if end == len(buffer) - 1:
+            buffer.clear()  # the usual case: exactly one whole line held
+        else:
+            del buffer[: end + 1]
+        self._scanned = 0
         return line
 
-    def _drop(self, count: int) -> None:
-        del self._buffer[:count]
-        self._scanned = 0
+    def _skip(self, data: bytes) -> int:
+        """Drop the rest of an over-long line: ``data`` up to its first newline, then go on
+        with what follows."""
+        newline = data.find(b"\n")
+        if newline < 0:
+            return len(data)
+        self._skipping = False
+        return newline + 1 + self.feed(data[newline + 1 :])
 
     def _too_long(self, length: int) -> None:
         head = bytes(self._buffer[: min(HEAD_BYTES, length)])
         newline = self._buffer.find(b"\n")
         if newline >= 0:
-            self._drop(newline + 1)
+            del self._buffer[: newline + 1]
         else:
             self._buffer.clear()
-            self._scanned = 0
             self._skipping = True
+        self._scanned = 0
         raise LineTooLong(f"the bot wrote a line over {self.cap} bytes ({length} so far)", head)
 
 

@@ -188,7 +188,15 @@ class DockerBackend:
         params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
         raw = self.client.api.attach_socket(str(container.id), params=params)
         sock: socket.socket = getattr(raw, "_sock", raw)
-        return AttachChannel(sock, limits, stop, self.grace_s)
+
+        def stop_attached() -> None:
+            # Nobody reads the stream any more: hang it up, or the engine, blocked writing
+            # a flooding bot's output to it, would not remove the container.
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            stop()
+
+        return AttachChannel(sock, limits, stop_attached, self.grace_s)
 
     def _settings(
         self, label: str, limits: Limits, env: Mapping[str, str], seat: SeatFolder | None

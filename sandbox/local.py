@@ -31,7 +31,7 @@ from typing import IO, Final
 
 from sandbox.channel import ChannelClosed, ChannelTimeout
 from sandbox.limits import Limits
-from sandbox.streams import CHUNK, StreamChannel, write_all
+from sandbox.streams import CHUNK, StreamChannel, poll_ms, write_all
 
 _MB: Final = 1 << 20
 
@@ -142,11 +142,6 @@ class LocalChannel(StreamChannel):
         self._kill_after = math.inf  # set by close: when the process group is killed
         self._stderr = _StderrDrain(process.stderr, limits.stderr_bytes)
 
-    @property
-    def _buffer(self) -> bytearray:
-        """The bot's output held unread: never more than one line over the cap."""
-        return self._lines._buffer
-
     def stderr(self) -> bytes:
         return self._stderr.text()
 
@@ -157,10 +152,12 @@ class LocalChannel(StreamChannel):
     # The transport (see sandbox.streams).
 
     def _fill(self, timeout: float) -> bool:
-        if self._ended or not self._poller.poll(max(0, math.ceil(timeout * 1000))):
+        # Standard error is drained by its own thread: only stdout is polled here.
+        room = self._room()
+        if self._ended or not room or not self._poller.poll(poll_ms(timeout)):
             return False
         try:
-            data = os.read(self._out, min(CHUNK, self._lines.room()))
+            data = os.read(self._out, room)
         except BlockingIOError:
             return False
         if data:

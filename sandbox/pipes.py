@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sandbox.channel import ChannelClosed
 from sandbox.limits import Limits
-from sandbox.streams import CHUNK, StreamChannel, write_all
+from sandbox.streams import CHUNK, StreamChannel, poll_ms, write_all
 
 #: Where the seat folder appears inside the container.
 MOUNT_POINT = "/seat"
@@ -101,24 +101,39 @@ class PipeChannel(StreamChannel):
 
     def _fill(self, timeout: float) -> bool:
         read = False
-        for fd, _events in self._poller.poll(max(0, int(timeout * 1000 + 0.999))):
+        for fd, _events in self._poller.poll(poll_ms(timeout)):
+            if fd != self._out:
+                read = self._read_stderr() or read
+                continue
+            room = self._room()
+            if not room:  # the line buffer is full: the rest waits in the pipe until recv
+                continue
             try:
-                data = os.read(fd, CHUNK)
+                data = os.read(fd, room)
             except BlockingIOError:
                 continue
-            read = read or bool(data)
-            if fd == self._out:
-                if data:
-                    self._stdout(data)
-                else:
-                    self._ended = True
-                    self._poller.unregister(fd)
-            elif data:
-                self._log.write(data)
+            if data:
+                self._stdout(data)
+                read = True
             else:
+                self._ended = True
                 self._poller.unregister(fd)
-                self._err = None
         return read
+
+    def _read_stderr(self) -> bool:
+        if self._err is None:
+            return False
+        try:
+            data = os.read(self._err, CHUNK)
+        except BlockingIOError:
+            return False
+        if data:
+            self._log.write(data)
+            return True
+        self._poller.unregister(self._err)
+        os.close(self._err)  # the bot's standard error ended
+        self._err = None
+        return False
 
     def _write(self, data: bytes, deadline: float) -> None:
         if self._in is None:

@@ -6,6 +6,16 @@ timeout, then hand whatever the bot wrote to ``_stdout`` and the stderr log), ``
 and ``_release`` (free its descriptors). Everything else (deadlines, the line cap, the
 stderr cap, a close that never hangs and runs once) lives here, so every transport
 behaves the same.
+
+Memory stays bounded whoever calls what: the line buffer holds at most ``line_bytes + 1``
+bytes; a transport that can read only as much stdout as fits (a pipe: ``_room``) leaves
+the rest in the pipe, and one that cannot (the attach socket multiplexes stdout with
+stderr) has its surplus kept aside, at most one read's worth, and is not read again until
+lines are taken.
+
+A round trip is the hot path of every game, so ``send`` is one ``write`` when the bot's
+input has room, and ``recv`` one ``poll`` and one ``read`` when the line comes whole;
+nothing else is allocated or asked of the kernel on the way.
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ class StreamChannel:
     def __init__(self, limits: Limits, stop: Callable[[], None], grace_s: float) -> None:
         self._grace_s = grace_s
         self._lines = LineSplitter(limits.line_bytes)
+        self._spill = bytearray()  # stdout read beyond the line buffer's room (attach only)
         self._log = CappedLog(limits.stderr_bytes)
         self._send_timeout_s = limits.send_timeout_s
         self._stop = stop
@@ -48,13 +59,14 @@ class StreamChannel:
         self._write(line + b"\n", time.monotonic() + self._send_timeout_s)
 
     def recv(self, deadline: float) -> bytes:
+        lines = self._lines
+        if self._spill:
+            self._take_spill()
+        line = lines.next_line()  # a line already here counts, whatever the deadline
         late = False
-        while True:
-            line = self._lines.next_line()
+        while line is None:
             if self._closed:
-                raise ChannelClosed("the channel was closed")
-            if line is not None:
-                return line
+                break
             if self._ended:
                 raise ChannelClosed(
                     self._gone("the bot's output ended (it exited or closed stdout)")
@@ -64,12 +76,24 @@ class StreamChannel:
                 if late:
                     raise ChannelTimeout("no complete line from the bot before the deadline")
                 late = True  # past the deadline, what had already arrived still counts
-            self._fill(max(remaining, 0))
+                remaining = 0
+            self._fill(remaining)
+            if self._spill:
+                self._take_spill()
+            line = lines.next_line()
+        if self._closed or line is None:
+            raise ChannelClosed("the channel was closed")
+        return line
 
     def stderr(self) -> bytes:
-        if not self._closed:
+        if not self._closed and not self._spill:  # spill: stdout waits for recv first
             self._fill(0)
         return self._log.getvalue()
+
+    def held(self) -> int:
+        """Bytes of the bot's output held unread: at most ``line_bytes + 1``, plus, for a
+        transport that cannot read stdout alone, one read's worth (``CHUNK``)."""
+        return len(self._lines) + len(self._spill)
 
     def close(self) -> None:
         """End the bot's input, let it finish for ``grace_s`` (keeping its last words on
@@ -78,6 +102,7 @@ class StreamChannel:
             if self._closed:
                 return
             self._closed = True
+        self._spill.clear()
         try:
             with contextlib.suppress(OSError):
                 self._end_input()
@@ -92,10 +117,30 @@ class StreamChannel:
         finally:
             self._release()
 
+    def _room(self) -> int:
+        """How much of the bot's stdout to read now: what the line buffer takes (0 when
+        full: lines must be taken first), or a whole chunk to drop once closing."""
+        if self._closed:
+            return CHUNK
+        if self._spill:
+            return 0
+        room = self._lines.room()
+        return room if room < CHUNK else CHUNK
+
     def _stdout(self, data: bytes) -> None:
-        """Output of the bot: kept for recv, or dropped once the channel is closing."""
-        if not self._closed:
-            self._lines.feed(data)
+        """Output of the bot: kept for recv (what does not fit waits aside), or dropped
+        once the channel is closing."""
+        if self._closed:
+            return
+        if self._spill:
+            self._spill += data
+            return
+        taken = self._lines.feed(data)
+        if taken < len(data):
+            self._spill += data[taken:]
+
+    def _take_spill(self) -> None:
+        del self._spill[: self._lines.feed(self._spill)]
 
     def _gone(self, message: str) -> str:
         """What ChannelClosed says once the bot is gone; a transport that can tell how
@@ -108,6 +153,7 @@ class StreamChannel:
         raise NotImplementedError
 
     def _write(self, data: bytes, deadline: float) -> None:
+        """Write all of ``data`` to the bot before ``deadline``."""
         raise NotImplementedError
 
     def _end_input(self) -> None:
@@ -117,28 +163,40 @@ class StreamChannel:
         raise NotImplementedError
 
 
+def poll_ms(timeout: float) -> int:
+    """``timeout`` in seconds as poll()'s milliseconds, rounded up (never waking early)."""
+    return math.ceil(timeout * 1000) if timeout > 0 else 0
+
+
 def wait_for(fd: int, events: int, deadline: float) -> bool:
     """Whether ``fd`` is ready for ``events`` (select.POLL*) before ``deadline``."""
     poller = select.poll()
     poller.register(fd, events)
-    remaining = deadline - time.monotonic()
-    return bool(poller.poll(max(0, math.ceil(remaining * 1000))))
+    return bool(poller.poll(poll_ms(deadline - time.monotonic())))
 
 
 def write_all(fd: int, data: bytes, deadline: float) -> None:
     """Write all of ``data`` to the non-blocking ``fd`` before ``deadline``.
 
-    Raises ChannelTimeout when the bot stops reading (its input stays full), and
-    ChannelClosed when nobody can read it any more.
+    Usually one ``write``; it waits only while the bot's input is full. Raises
+    ChannelTimeout when the bot stops reading (its input stays full), and ChannelClosed
+    when nobody can read it any more.
     """
-    view = memoryview(data)
+    try:
+        written = os.write(fd, data)
+    except BlockingIOError:
+        written = 0
+    except (BrokenPipeError, ConnectionError) as error:
+        raise ChannelClosed(f"the bot's input is closed ({error})") from error
+    if written == len(data):
+        return
+    view = memoryview(data)[written:]
     while view:
+        if not wait_for(fd, select.POLLOUT, deadline):
+            raise ChannelTimeout("the bot has not read its input in time (its input is full)")
         try:
-            written = os.write(fd, view)
+            view = view[os.write(fd, view) :]
         except BlockingIOError:
-            written = 0
+            pass
         except (BrokenPipeError, ConnectionError) as error:
             raise ChannelClosed(f"the bot's input is closed ({error})") from error
-        view = view[written:]
-        if view and not wait_for(fd, select.POLLOUT, deadline):
-            raise ChannelTimeout("the bot has not read its input in time (its input is full)")
