@@ -10,10 +10,12 @@ each seating, as in the match.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +28,10 @@ from judge.cli.sandboxing import (
     prepare_bot,
 )
 from judge.engine import GameError
-from judge.replay import BadRecord, compare_bot, compare_seat, verify
+from judge.replay import BadRecord, Difference, compare_bot, compare_seat, verify
 from sandbox.limits import Limits
+
+StartChannel = Callable[[], SandboxChannel]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -97,10 +101,9 @@ def _whole(text: str, option: str) -> int:
         raise ValueError(f"{option} takes a number first, not {text!r}") from None
 
 
-def _bot(record: dict[str, Any], index: int, bot_arg: str, sandbox: str) -> int:
-    bots = len(record["header"]["bots"])
-    if not 0 <= index < bots:
-        raise ValueError(f"bot {index} does not exist; the match has bots 0 to {bots - 1}")
+@contextlib.contextmanager
+def _starter(record: dict[str, Any], bot_arg: str, sandbox: str) -> Iterator[StartChannel]:
+    """A function that starts a fresh process of BOT for this record's game, each call."""
     with tempfile.TemporaryDirectory(prefix="judge-replay-") as work:
         try:
             bot = prepare_bot(bot_arg, record["header"]["game"], Path(work))
@@ -109,37 +112,38 @@ def _bot(record: dict[str, Any], index: int, bot_arg: str, sandbox: str) -> int:
         backend = backend_for_cli(sandbox)
 
         def start() -> SandboxChannel:
+            env = bot_environment(backend)
             return SandboxChannel(
-                backend.start(
-                    bot.folder, label="replay", limits=Limits(), env=bot_environment(backend)
-                )
+                backend.start(bot.folder, label="replay", limits=Limits(), env=env)
             )
 
-        asked, differences = compare_bot(record, index, start, time.monotonic)
+        yield start
+
+
+def _report(who: str, asked: int, differences: list[Difference]) -> int:
     for difference in differences:
         print(f"DIFFERS {difference}")
-    print(f"bot {index}: {asked} decision(s) asked, {len(differences)} differ")
+    print(f"{who}: {asked} decision(s) asked, {len(differences)} differ")
     return 1 if differences else 0
+
+
+def _bot(record: dict[str, Any], index: int, bot_arg: str, sandbox: str) -> int:
+    bots = len(record["header"]["bots"])
+    if not 0 <= index < bots:
+        raise ValueError(f"bot {index} does not exist; the match has bots 0 to {bots - 1}")
+    with _starter(record, bot_arg, sandbox) as start:
+        asked, differences = compare_bot(record, index, start, time.monotonic)
+    return _report(f"bot {index}", asked, differences)
 
 
 def _seat(record: dict[str, Any], seat: int, bot_arg: str, sandbox: str) -> int:
     players = record["header"]["players"]
     if not 0 <= seat < players:
         raise ValueError(f"seat {seat} does not exist; the table has seats 0 to {players - 1}")
-    with tempfile.TemporaryDirectory(prefix="judge-replay-") as work:
-        try:
-            bot = prepare_bot(bot_arg, record["header"]["game"], Path(work))
-        except BotSpecError as error:
-            raise ValueError(str(error)) from None
-        backend = backend_for_cli(sandbox)
-        channel = SandboxChannel(
-            backend.start(bot.folder, label="replay", limits=Limits(), env=bot_environment(backend))
-        )
+    with _starter(record, bot_arg, sandbox) as start:
+        channel = start()
         try:
             asked, differences = compare_seat(record, seat, channel, time.monotonic)
         finally:
             channel.close()
-    for difference in differences:
-        print(f"DIFFERS {difference}")
-    print(f"seat {seat}: {asked} decision(s) asked, {len(differences)} differ")
-    return 1 if differences else 0
+    return _report(f"seat {seat}", asked, differences)
