@@ -1,7 +1,9 @@
 """Shared pieces of the service tests: bots as code, entrants, and real worker processes.
 
 The database is the PostgreSQL server on this machine (pyproject sets DATABASE_URL for
-pytest); workers are real ``celery -A tournaments worker`` processes on Redis db 15.
+pytest); workers are real ``celery -A tournaments worker`` processes on Redis db 15, or
+on the database JUDGE_TEST_REDIS_URL names (so that two test runs on one machine do not
+empty each other's queues).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from tournaments import services
 from tournaments.celery import app as celery_app
 from tournaments.models import Bot, BotVersion, bundle_code
 
-REDIS_URL = "redis://127.0.0.1:6379/15"
+REDIS_URL = os.environ.get("JUDGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 ROOT = Path(__file__).resolve().parents[2]
 
 #: A protocol bot that plays the first legal action after ``delay`` seconds per move.
@@ -134,7 +136,7 @@ class Workers:
 
 @pytest.fixture
 def redis_broker() -> Iterator[None]:
-    """This process sends tasks to Redis db 15 (emptied) instead of running them itself."""
+    """This process sends tasks to the test Redis database (emptied) instead of running them."""
     with sending_tasks_to(REDIS_URL):
         yield
 
