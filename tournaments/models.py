@@ -265,3 +265,20 @@ class RatingHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot.name}: {self.before:.0f} -> {self.after:.0f}"
+
+
+class RateCounter(models.Model):
+    """Requests of one client against one limit in its current window (tournaments.limits);
+    the window starts at the client's first request and lasts the rate's period.
+
+    Counted in the database with one atomic upsert, so every web process and host shares
+    the count and concurrent requests can never both take the last slot.
+    """
+
+    key = models.CharField(max_length=200, primary_key=True)
+    count = models.PositiveIntegerField(default=0)
+    #: When the window ends (seconds since the epoch).
+    expires_at = models.FloatField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.count}"

@@ -205,3 +205,71 @@ CELERY_BEAT_SCHEDULE["resend-lost-checks"] = {
     "task": "tournaments.checks.resend_lost_checks",
     "schedule": 300.0,
 }
+
+# Abuse limits (docs/deploy.md, "Limits"): request size, rate limits, sign-in lockout.
+# A request body over REQUEST_MAX_BYTES is refused (413) before anything reads it; files
+# stay in memory, cut one byte past BOT_UPLOAD_MAX_BYTES (tournaments.requestlimits).
+REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", BOT_UPLOAD_MAX_BYTES + (256 << 10))
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
+FILE_UPLOAD_HANDLERS = ["tournaments.requestlimits.CappedMemoryUploadHandler"]
+MIDDLEWARE.insert(0, "tournaments.requestlimits.RequestSizeMiddleware")
+# Proxies in front of the site that append to X-Forwarded-For (0: use the peer address).
+TRUSTED_PROXIES = env_int("DJANGO_TRUSTED_PROXIES", 0)
+REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXIES
+REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"] = [
+    "tournaments.api.parsers.BoundedJSONParser",
+    "rest_framework.parsers.FormParser",
+    "rest_framework.parsers.MultiPartParser",
+]
+if REQUEST_MAX_BYTES <= BOT_UPLOAD_MAX_BYTES or TRUSTED_PROXIES < 0:
+    raise SettingError(
+        f"REQUEST_MAX_BYTES={REQUEST_MAX_BYTES} must be above BOT_UPLOAD_MAX_BYTES (room for "
+        "the form around the file), and DJANGO_TRUSTED_PROXIES must not be negative"
+    )
+for _scope, _rate in REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"].items():  # type: ignore[attr-defined]
+    if not re.fullmatch(r"\d+/(s|m|h|d|second|minute|hour|day)", _rate):
+        raise SettingError(f"the {_scope} rate {_rate!r}: write NUMBER/second|minute|hour|day")
+# Passwords: at least PASSWORD_MIN_LENGTH characters, not common, not all digits, not
+# like the user name.
+PASSWORD_MIN_LENGTH = env_int("PASSWORD_MIN_LENGTH", 10)
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": PASSWORD_MIN_LENGTH},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# Sign-in lockout (django-axes) on every sign-in path: the web page, the admin, the API
+# token and the API's session sign-in. After LOGIN_FAILURE_LIMIT failures the client is
+# refused (429) for LOGIN_LOCKOUT_MINUTES. LOGIN_LOCKOUT_BY: comma-separated groups, each
+# a '+'-joined set of username, ip_address, user_agent (a group's values counted together).
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")
+AUTHENTICATION_BACKENDS = [
+    "tournaments.lockout.LockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = env_float("LOGIN_LOCKOUT_MINUTES", 15.0) / 60
+AXES_LOCKOUT_PARAMETERS: list[str | list[str]] = [
+    group.split("+") if "+" in group else group
+    for group in env_list("LOGIN_LOCKOUT_BY", ["username+ip_address"])
+]
+AXES_CLIENT_IP_CALLABLE = "tournaments.clients.client_address"
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "tournaments.lockout.locked_out"
+AXES_VERBOSE = False
+for _group in AXES_LOCKOUT_PARAMETERS:
+    for _part in [_group] if isinstance(_group, str) else _group:
+        if _part not in ("username", "ip_address", "user_agent"):
+            raise SettingError(
+                f"LOGIN_LOCKOUT_BY: {_part!r}: expected username, ip_address or user_agent, "
+                "joined by '+' within a group and ',' between groups"
+            )
+if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= 0:
+    raise SettingError("LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_MINUTES must be positive")
+# The lockout lasts LOGIN_LOCKOUT_MINUTES from the failure that reached the limit.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False

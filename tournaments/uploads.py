@@ -102,6 +102,12 @@ def check_python(name: str, source: bytes) -> None:
         compile(text, name, "exec", dont_inherit=True)
     except SyntaxError as error:
         raise UploadError(f"{name} line {error.lineno}: syntax error: {error.msg}") from None
+    except (RecursionError, MemoryError, ValueError, OverflowError) as error:
+        # Expressions nested or chained past the compiler's limits (``1+`` x 300,000).
+        raise UploadError(
+            f"{name} cannot be compiled: it nests or chains expressions too deeply "
+            f"({type(error).__name__}); split them up"
+        ) from None
 
 
 def read_zip(data: bytes, limits: Limits) -> dict[str, bytes]:

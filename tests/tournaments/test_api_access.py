@@ -17,7 +17,6 @@ from typing import Any
 import jsonschema
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
@@ -27,7 +26,6 @@ from rest_framework.test import APIClient
 
 from tests.tournaments.test_api_schema import json_schema
 from tournaments import services
-from tournaments.api.throttles import UploadThrottle
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament, bundle_code
 
 CODE_SECRET = "OWNER-CODE-7f3a"
@@ -366,11 +364,9 @@ def test_a_retired_version_enters_no_tournament_or_quick_match(world: World) -> 
     assert client.get(f"/api/matches/{world.done.pk}/").json()["seats"][0]["log"] == LOG_SECRET
 
 
-def test_uploads_beyond_the_rate_are_refused_with_429(
-    world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(UploadThrottle, "THROTTLE_RATES", {"uploads": "2/hour"})
-    cache.clear()
+def test_uploads_beyond_the_rate_are_refused_with_429(world: World, settings: Any) -> None:
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "uploads": "2/hour"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
     client = as_person(world, "owner")
     url = f"/api/bots/{world.bot.pk}/versions/"
     answers = [

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,7 +18,9 @@ from rest_framework.serializers import BaseSerializer, CharField
 from rest_framework.views import APIView
 
 from tournaments.api import serializers
+from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.throttles import RegistrationThrottle
+from tournaments.lockout import locked_out
 
 
 class RegisterView(generics.CreateAPIView[User]):
@@ -43,16 +46,20 @@ class TokenView(APIView):
     """Trade a username and password for the API token (send it as ``Authorization: Token``)."""
 
     permission_classes = (AllowAny,)
-    parser_classes = (JSONParser, FormParser, MultiPartParser)
+    parser_classes = (BoundedJSONParser, FormParser, MultiPartParser)
 
     @extend_schema(
         request=AuthTokenSerializer,
         responses=inline_serializer("Token", {"token": CharField()}),
         operation_id="token_create",
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> HttpResponse:
         serializer = AuthTokenSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
+        valid = serializer.is_valid()
+        if getattr(request, "axes_locked_out", False):
+            return locked_out(request._request)
+        if not valid:
+            raise ValidationError(serializer.errors)
         token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
         return Response({"token": token.key})
 

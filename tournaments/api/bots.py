@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Max, QuerySet
 from django.http import HttpResponse
+from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, mixins, status, viewsets
@@ -165,5 +166,5 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet[BotVersion]):
         code = BotVersion.objects.values_list("code", flat=True).get(pk=version.pk)
         response = HttpResponse(bytes(code), content_type="application/zip")
         name = f"{version.bot.name}-v{version.number}.zip"
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        response["Content-Disposition"] = content_disposition_header(True, name) or ""
         return response

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import django_filters  # type: ignore[import-untyped]
+from django import forms
 from django.db.models import QuerySet
 
 from judge.games import GAMES
 from tournaments.models import Bot, BotVersion, Match, Rating, Tournament
 
 GAME_CHOICES = [(name, name) for name in sorted(GAMES)]
+MAX_ID = 2**63 - 1
 
 
 class BotFilter(django_filters.FilterSet):
@@ -42,9 +46,19 @@ class TournamentFilter(django_filters.FilterSet):
         fields = ("game", "owner", "status", "rated")
 
 
+class IdFilter(django_filters.NumberFilter):
+    """A row id: a whole number a database column can hold (a 20-digit id is a 400, not
+    an overflow inside SQLite)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, min_value=1, max_value=MAX_ID, **kwargs)
+
+
 class MatchFilter(django_filters.FilterSet):
-    bot = django_filters.NumberFilter(method="by_bot", label="a bot id: its matches")
-    version = django_filters.NumberFilter(method="by_version", label="a bot version id")
+    bot = IdFilter(method="by_bot", label="a bot id: its matches")
+    version = IdFilter(method="by_version", label="a bot version id")
     game = django_filters.ChoiceFilter(choices=GAME_CHOICES)
     status = django_filters.ChoiceFilter(choices=Match.Status.choices)
 

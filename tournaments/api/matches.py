@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 from django.http import JsonResponse
+from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,6 +20,7 @@ from tournaments import services
 from tournaments.api import actions, filters, serializers
 from tournaments.api.bots import version_queryset
 from tournaments.api.errors import Conflict
+from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.permissions import owns_version
 from tournaments.api.throttles import QuickMatchThrottle
 from tournaments.models import BotVersion, Match, Seat
@@ -62,7 +64,9 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
                 "is shown once it is over"
             )
         response = JsonResponse(match.replay)
-        response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
+        response["Content-Disposition"] = (
+            content_disposition_header(True, f"match-{match.pk}.json") or ""
+        )
         return response
 
     @extend_schema(
@@ -74,7 +78,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         detail=False,
         methods=["post"],
         permission_classes=(IsAuthenticated,),
-        parser_classes=(JSONParser, FormParser, MultiPartParser),
+        parser_classes=(BoundedJSONParser, FormParser, MultiPartParser),
         filterset_class=None,
         throttle_classes=(QuickMatchThrottle,),
     )

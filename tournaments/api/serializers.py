@@ -10,16 +10,25 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from judge.games import GAMES
+from tournaments import names
 from tournaments.api.permissions import may_read_seat_log, owns_version
 from tournaments.models import Bot, BotVersion, Match, Rating, Seat, Tournament
 
 #: Entrants of one tournament (a round robin of 2 seats plays n(n-1)/2 matches a round).
 MAX_PARTICIPANTS = 64
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+
+def name_or_400(value: str, punctuation: str = names.BOT_NAME_PUNCTUATION, size: int = 64) -> str:
+    """The name in its stored form (tournaments.names), or the rule it breaks as a 400."""
+    try:
+        return names.checked_name(value, punctuation, size)
+    except names.NameRuleError as error:
+        raise serializers.ValidationError(str(error)) from None
 
 
 class UserSerializer(serializers.ModelSerializer[User]):
@@ -30,9 +39,7 @@ class UserSerializer(serializers.ModelSerializer[User]):
 
 
 class RegisterSerializer(serializers.ModelSerializer[User]):
-    password = serializers.CharField(
-        write_only=True, min_length=8, style={"input_type": "password"}
-    )
+    password = serializers.CharField(write_only=True, style={"input_type": "password"})
     token = serializers.CharField(read_only=True)
 
     class Meta:
@@ -40,9 +47,18 @@ class RegisterSerializer(serializers.ModelSerializer[User]):
         fields: tuple[str, ...] = ("id", "username", "email", "password", "token")
         read_only_fields: tuple[str, ...] = ("id", "token")
 
-    def validate_password(self, value: str) -> str:
-        validate_password(value)
-        return value
+    def validate_username(self, value: str) -> str:
+        return name_or_400(value, names.USER_NAME_PUNCTUATION, 150)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """The password rules (settings' AUTH_PASSWORD_VALIDATORS), which also compare it
+        with the user name and e-mail."""
+        user = User(username=attrs.get("username", ""), email=attrs.get("email", ""))
+        try:
+            validate_password(attrs["password"], user)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError({"password": list(error.messages)}) from None
+        return attrs
 
 
 class RatingSerializer(serializers.ModelSerializer[Rating]):
@@ -57,10 +73,7 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
         slug_field="username", read_only=True, allow_null=True
     )
     game = serializers.ChoiceField(choices=sorted(GAMES))
-    name = serializers.RegexField(
-        NAME_PATTERN,
-        error_messages={"invalid": "use 1 to 64 letters, digits, '_', '.' or '-'"},
-    )
+    name = serializers.CharField(max_length=200)
     rating = serializers.SerializerMethodField()
     versions = serializers.IntegerField(source="version_count", read_only=True)
     latest_version = serializers.IntegerField(read_only=True, allow_null=True)
@@ -80,6 +93,9 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "rating",
         )
         read_only_fields: tuple[str, ...] = ("id", "owner", "house_policy", "retired", "created_at")
+
+    def validate_name(self, value: str) -> str:
+        return name_or_400(value)
 
     @extend_schema_field(RatingSerializer(allow_null=True))
     def get_rating(self, bot: Bot) -> dict[str, Any] | None:

@@ -1,30 +1,41 @@
 """Limits on what costs the service work: uploads (each is checked in the sandbox), quick
-matches, and new accounts. Rates are settings (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES)."""
+matches, and new accounts. The counts are shared with the web pages (tournaments.limits);
+rates are settings (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES)."""
 
 from __future__ import annotations
 
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from tournaments.limits import hit, ident_of, rate_for
 
-class WritesOnly:
-    """Reading a route never counts against its limit; only the writes do."""
+
+class SharedThrottle(BaseThrottle):
+    """A DRF throttle over the shared counters; reading a route never counts."""
+
+    scope = ""
+    per_user = True
 
     def allow_request(self, request: Request, view: APIView) -> bool:
         if request.method in SAFE_METHODS:
             return True
-        return super().allow_request(request, view)  # type: ignore[misc]
+        self.retry_after = hit(self.scope, ident_of(request, self.per_user), rate_for(self.scope))
+        return not self.retry_after
+
+    def wait(self) -> float | None:
+        return self.retry_after or None
 
 
-class UploadThrottle(WritesOnly, UserRateThrottle):
+class UploadThrottle(SharedThrottle):
     scope = "uploads"
 
 
-class QuickMatchThrottle(WritesOnly, UserRateThrottle):
+class QuickMatchThrottle(SharedThrottle):
     scope = "quick_matches"
 
 
-class RegistrationThrottle(WritesOnly, AnonRateThrottle):
+class RegistrationThrottle(SharedThrottle):
     scope = "registrations"
+    per_user = False

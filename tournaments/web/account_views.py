@@ -13,10 +13,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
 
+from tournaments.limits import limited
 from tournaments.web.forms import SignupForm
 
 
 @require_http_methods(["GET", "POST"])
+@limited("registrations", per_user=False)
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():

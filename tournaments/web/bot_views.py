@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods
 from tournaments import services
 from tournaments.api.actions import upload_version
 from tournaments.api.permissions import owns_bot
+from tournaments.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.uploads import Limits, UploadError, read_upload
 from tournaments.web import charts
@@ -121,6 +122,7 @@ def code_files(version: BotVersion) -> list[tuple[str, str]]:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@limited("uploads")
 def upload(request: HttpRequest, bot_id: int | None = None) -> HttpResponse:
     """Upload a new bot, or (with ``bot_id``) a new version of one of the user's bots."""
     bot = None

@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from judge.bots import policies
 from judge.engine import GameError
 from judge.games import GAMES, game_class, new_game
+from tournaments import boundedjson, names
 from tournaments.models import Bot, BotVersion
 
 GAME_TITLES = {"oceans11": "Oceans 11", "bigtwo": "Big Two", "fifteen35": "Fifteen Thirty-Five"}
@@ -24,12 +25,23 @@ class SignupForm(UserCreationForm):  # type: ignore[type-arg,unused-ignore]
         fields = ("username",)
         field_classes: ClassVar[dict[str, type[forms.Field]]] = {"username": UsernameField}
 
+    def clean_username(self) -> str:
+        return checked(self.cleaned_data["username"], names.USER_NAME_PUNCTUATION, 150)
+
+
+def checked(value: str, punctuation: str = names.BOT_NAME_PUNCTUATION, size: int = 64) -> str:
+    """The name in its stored form (tournaments.names), or the rule it breaks."""
+    try:
+        return names.checked_name(value, punctuation, size)
+    except names.NameRuleError as error:
+        raise forms.ValidationError(str(error)) from None
+
 
 class UploadForm(forms.Form):
     """A new bot (game and name) or, for an existing bot, just the file of a new version."""
 
     game = forms.ChoiceField(choices=GAME_CHOICES)
-    name = forms.CharField(max_length=64, help_text="Letters, digits, - and _.")
+    name = forms.CharField(max_length=200, help_text="Letters and digits of one script, - _ .")
     code = forms.FileField(
         label="Bot code", help_text="One .py file, or a .zip with main.py at its top."
     )
@@ -42,10 +54,7 @@ class UploadForm(forms.Form):
             del self.fields["name"]
 
     def clean_name(self) -> str:
-        name: str = self.cleaned_data["name"].strip()
-        if not name or not all(c.isalnum() or c in "-_" for c in name):
-            raise forms.ValidationError("use letters, digits, - and _ only (no spaces)")
-        return name
+        return checked(self.cleaned_data["name"])
 
 
 class TournamentForm(forms.Form):
@@ -87,7 +96,9 @@ class TournamentForm(forms.Form):
         if not text:
             return {}
         try:
-            options = json.loads(text)
+            options = boundedjson.loads(text)
+        except boundedjson.TooDeep as error:
+            raise forms.ValidationError(str(error)) from None
         except json.JSONDecodeError as error:
             raise forms.ValidationError(f"not JSON ({error.msg} at column {error.colno})") from None
         if not isinstance(options, dict):

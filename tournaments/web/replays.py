@@ -9,6 +9,7 @@ match is over, so the all-seats view may show every hidden card.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,11 @@ PRIVATE_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: A game or seat number as a request may give it: ASCII digits, not too many (``"²"`` and
+#: 5,000-digit numbers pass ``str.isdigit`` but ``int`` refuses them).
+SMALL_NUMBER = re.compile(r"[0-9]{1,6}")
+
+
 class ReplayError(ValueError):
     """A record or a request the viewer cannot show; the message says what is wrong."""
 
@@ -31,7 +37,7 @@ class ReplayError(ValueError):
 def requested_frames(record: Mapping[str, Any], game: str, seat: str) -> JSONDict:
     """``frames`` for a request's text parameters: a game number and a seat (or "all")."""
     games = record.get("games", [])
-    if not game.isdigit() or int(game) >= len(games):
+    if not SMALL_NUMBER.fullmatch(game) or int(game) >= len(games):
         raise ReplayError(f"game {game!r}: this match has games 0 to {len(games) - 1}")
     index = int(game)
     perspective = parse_perspective(seat, games[index]["record"]["players"])
@@ -42,7 +48,7 @@ def parse_perspective(text: str, players: int) -> int | None:
     """``"all"`` (None) or a seat number below ``players``; ReplayError otherwise."""
     if text in ("", "all"):
         return None
-    if not text.isdigit() or int(text) >= players:
+    if not SMALL_NUMBER.fullmatch(text) or int(text) >= players:
         raise ReplayError(f"seat {text!r}: choose 'all' or a seat from 0 to {players - 1}")
     return int(text)
 
