@@ -129,6 +129,8 @@ def step_through_as_two_seats(visit: Visit) -> None:
     visit.shot("11-replay-all-cards")
     for seat in ("0", "1"):
         page.locator("#rv-seat").select_option(seat)
+        # The seat's frames are fetched ("loading…" until then): act on them, not the old.
+        expect(counter).to_have_text(re.compile(r"step \d+ of \d+"))
         expect(page.locator(".seat-box.viewer-seat")).to_have_count(1)
         page.locator("#rv-decision").click()  # the seat's next decision
         step = page.locator("#rv-step")
