@@ -13,14 +13,15 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.files.uploadedfile import InMemoryUploadedFile
+from django.core.files.uploadedfile import InMemoryUploadedFile, SimpleUploadedFile
 from django.http.multipartparser import MultiPartParser
 from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
-from tournaments import boundedjson
+from tournaments import boundedjson, services
 from tournaments.clients import client_address
 from tournaments.env import SettingError
+from tournaments.models import Bot
 from tournaments.requestlimits import CappedMemoryUploadHandler
 
 PASSWORD = "the right long password"
@@ -184,3 +185,36 @@ def test_lockout_groups_are_read_as_axes_wants_them(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("LOGIN_LOCKOUT_BY", "username+ip_address, ip_address")
     settings = runpy.run_path(str(SETTINGS_FILE))
     assert settings["AXES_LOCKOUT_PARAMETERS"] == [["username", "ip_address"], "ip_address"]
+
+
+@pytest.mark.django_db
+def test_web_and_api_uploads_share_one_limit_per_user(settings: Any) -> None:
+    with_rate(settings, "uploads", "2/day")
+    user = User.objects.create_user("owner", password=PASSWORD)
+    bot = services.create_bot(user, "bigtwo", "mine")
+    api = APIClient()
+    api.force_authenticate(user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    first = api.post(url, {"file": SimpleUploadedFile("bot.py", b"X = 1\n")}, format="multipart")
+    assert first.status_code == 201
+    web = Client()
+    web.force_login(user)
+    page = f"/bots/{bot.pk}/upload/"
+    assert web.post(page, {"code": SimpleUploadedFile("bot.py", b"X = 2\n")}).status_code == 302
+    refused = web.post(page, {"code": SimpleUploadedFile("bot.py", b"X = 3\n")})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    again = api.post(url, {"file": SimpleUploadedFile("bot.py", b"X = 4\n")}, format="multipart")
+    assert again.status_code == 429
+    assert bot.versions.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_web_upload_over_the_limit_is_refused_in_plain_words(settings: Any) -> None:
+    user = User.objects.create_user("owner", password=PASSWORD)
+    web = Client()
+    web.force_login(user)
+    big = b"#" * (settings.BOT_UPLOAD_MAX_BYTES + 50_000)
+    form = {"game": "bigtwo", "name": "big", "code": SimpleUploadedFile("bot.py", big)}
+    page = web.post("/bots/upload/", form)
+    assert page.status_code == 200 and "the limit is" in page.content.decode()
+    assert not Bot.objects.exists()
