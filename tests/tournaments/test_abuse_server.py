@@ -22,25 +22,25 @@ def folder_bytes(folder: Path) -> int:
 
 
 def raw_post(port: int, headers: str, body_bytes: int) -> bytes:
-    """Send a POST's headers and up to ``body_bytes`` of its body, then read the answer
-    (the server may hang up before taking the whole body: that is the point)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+    """Send a POST's headers and the first 64 KiB of its body, read the answer's head,
+    then try to send the rest up to ``body_bytes`` (the server may have hung up: that is
+    the point). The answer is read first: a reset from the server could discard it."""
+    chunk = b"x" * (64 << 10)
+    with socket.create_connection(("127.0.0.1", port), timeout=120) as sock:
         sock.sendall(f"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}\r\n".encode())
-        chunk = b"x" * (64 << 10)
+        if body_bytes:
+            sock.sendall(chunk)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            part = sock.recv(65536)
+            if not part:
+                break
+            answer += part
         try:
-            for _ in range(body_bytes // len(chunk)):
+            for _ in range(body_bytes // len(chunk) - 1):
                 sock.sendall(chunk)
         except OSError:
             pass  # refused and closed while we were still sending
-        answer = b""
-        try:
-            while b"\r\n\r\n" not in answer:
-                part = sock.recv(65536)
-                if not part:
-                    break
-                answer += part
-        except ConnectionResetError:
-            pass
         return answer
 
 
