@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
 from judge.cards import Card, format_cards
+from judge.options import Option, OptionError, checked_options
 from judge.rng import rng
 
 Seat: TypeAlias = int
@@ -61,6 +62,15 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Settings:
+    """A checked request for a game: table size, variant and every option's value."""
+
+    players: int
+    variant: str
+    options: JSONDict
+
+
+@dataclass(frozen=True)
 class Step:
     """One applied action: who did what, in the order the engine received it."""
 
@@ -73,12 +83,35 @@ class Game(ABC):
 
     #: Registry name, used on the command line and in the protocol: ``oceans11`` etc.
     name: ClassVar[str]
+    #: The name people read: "Oceans 11".
+    title: ClassVar[str] = ""
     variants: ClassVar[tuple[str, ...]] = ("standard",)
+    #: Variant name -> the name people read (a variant missing here shows its name).
+    variant_titles: ClassVar[Mapping[str, str]] = {}
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     default_players: ClassVar[int] = 2
-    #: Every option the game accepts, with its default value. Unknown options are refused.
+    #: Every option the game accepts, with its bounds (judge.options); unknown ones are
+    #: refused. ``option_defaults`` is derived from it.
+    option_schema: ClassVar[tuple[Option, ...]] = ()
     option_defaults: ClassVar[Mapping[str, Any]] = {}
+    #: Observation keys only their own seat sees (the replay's all-seats view gathers them
+    #: from every seat; every other key is public).
+    private_keys: ClassVar[tuple[str, ...]] = ()
+    #: Whether the scores of every finished game add up to zero.
+    zero_sum: ClassVar[bool] = False
+    #: The module whose ``POLICIES`` are the game's own house bots ("" for none).
+    house_bots_module: ClassVar[str] = ""
+    #: The first run's demo tournament (services.create_tournament fields).
+    demo_format: ClassVar[Mapping[str, Any]] = {"games_per_pairing": 2}
+    #: Options that keep a new version's check matches short.
+    check_options: ClassVar[Mapping[str, Any]] = {}
+    #: The replay page's renderer (static/web/replay-NAME.js); "" uses the generic one.
+    renderer: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.option_defaults = {option.name: option.default for option in cls.option_schema}
 
     def __init__(
         self,
@@ -87,29 +120,56 @@ class Game(ABC):
         variant: str | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> None:
+        settings = self.checked_settings(options, players=players, variant=variant)
         self.seed = int(seed)
-        self.players = self.default_players if players is None else int(players)
-        self.variant = self.variants[0] if variant is None else variant
-        self.options = self._checked_options(options or {})
-        if self.variant not in self.variants:
-            raise GameError(
-                f"{self.name} has no variant {self.variant!r}; choose one of {list(self.variants)}"
-            )
-        if not self.min_players <= self.players <= self.max_players:
-            raise GameError(
-                f"{self.name} is played by {self.min_players} to {self.max_players} players, "
-                f"not {self.players}"
-            )
+        self.players = settings.players
+        self.variant = settings.variant
+        self.options = settings.options
         self.history: list[Step] = []
         self.deck_orders: list[list[str]] = []
         self._setup()
 
-    def _checked_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(options) - set(self.option_defaults))
-        if unknown:
-            known = sorted(self.option_defaults) or "none"
-            raise GameError(f"{self.name} has no option {unknown[0]!r}; its options: {known}")
-        return {**self.option_defaults, **options}
+    @classmethod
+    def checked_settings(
+        cls,
+        options: Mapping[str, Any] | None = None,
+        players: int | None = None,
+        variant: str | None = None,
+    ) -> Settings:
+        """The one validator of a game request (engine, service, API and web all call it):
+        the table size, the variant and every option within its declared bounds, or
+        GameError saying what is wrong. Missing values take their defaults."""
+        chosen_players = cls.default_players if players is None else players
+        if type(chosen_players) is not int or not (
+            cls.min_players <= chosen_players <= cls.max_players
+        ):
+            raise GameError(
+                f"{cls.name} is played by {cls.min_players} to {cls.max_players} players, "
+                f"not {chosen_players!r}"
+            )
+        chosen_variant = variant or cls.variants[0]
+        if chosen_variant not in cls.variants:
+            raise GameError(
+                f"{cls.name} has no variant {chosen_variant!r}; choose one of {list(cls.variants)}"
+            )
+        try:
+            checked = checked_options(
+                cls.name, cls.option_schema, {} if options is None else options
+            )
+        except OptionError as error:
+            raise GameError(str(error)) from None
+        cls._check_together(checked)
+        return Settings(chosen_players, chosen_variant, checked)
+
+    @classmethod
+    def _check_together(cls, options: Mapping[str, Any]) -> None:
+        """Rules between options (each already within its bounds); GameError if broken."""
+        return None
+
+    @classmethod
+    def title_of(cls, variant: str) -> str:
+        """The name people read of one of the game's variants."""
+        return cls.variant_titles.get(variant, variant)
 
     def shuffle(self, cards: Sequence[Card], *path: int | str) -> list[Card]:
         """A copy of ``cards`` shuffled by (game seed, path); the order goes into the record."""

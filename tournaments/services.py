@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
+from judge.engine import GameError, Settings
 from judge.games import game_class
 from judge.rng import derive_seed
 from tournaments import ratings
@@ -26,6 +27,16 @@ from tournaments.schedule import schedule
 
 class ServiceError(ValueError):
     """A request the service cannot carry out as asked; the message says why."""
+
+
+def checked_settings(game: str, players: int | None, variant: str | None, options: Any) -> Settings:
+    """A game request checked by the game's own declared bounds (judge.options): the one
+    validator of the service, called for the API and the web forms alike. Falsy players
+    and variant mean the game's defaults; ServiceError says what is wrong."""
+    try:
+        return game_class(game).checked_settings(options, players=players or None, variant=variant)
+    except GameError as error:
+        raise ServiceError(str(error)) from None
 
 
 # Bots.
@@ -75,12 +86,11 @@ def create_tournament(
     **fields: Any,
 ) -> Tournament:
     """A draft tournament; ``fields`` are Tournament fields (variant, rounds, seed, ...)."""
-    engine = game_class(game)
-    size = fields.pop("table_size", 0) or engine.default_players
-    if not engine.min_players <= size <= engine.max_players:
-        raise ServiceError(
-            f"{game} tables seat {engine.min_players} to {engine.max_players}, not {size}"
-        )
+    settings = checked_settings(
+        game, fields.pop("table_size", 0), fields.get("variant"), fields.get("options")
+    )
+    size = settings.players
+    fields.update(variant=settings.variant, options=settings.options)
     foreign = [v for v in participants if v.bot.game != game]
     if foreign:
         raise ServiceError(f"{foreign[0]} plays {foreign[0].bot.game}, not {game}")

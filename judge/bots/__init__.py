@@ -39,13 +39,12 @@ class RandomPolicy:
 
 
 def policies(game: str) -> dict[str, PolicyFactory]:
-    """Every house bot of ``game``, by name (``random`` and the game's own)."""
-    try:
-        own: dict[str, PolicyFactory] = import_module(f"judge.bots.{game}").POLICIES
-    except ModuleNotFoundError as missing:
-        if missing.name != f"judge.bots.{game}":
-            raise
-        own = {}
+    """Every house bot of ``game``, by name (``random`` and the game's own, found through
+    its class's ``house_bots_module``)."""
+    from judge.games import game_class  # the registry imports every engine
+
+    module = game_class(game).house_bots_module
+    own: dict[str, PolicyFactory] = import_module(module).POLICIES if module else {}
     return {"random": RandomPolicy, **own}
 
 

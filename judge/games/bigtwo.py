@@ -18,6 +18,7 @@ Actions: ``"pass"``, or a play as a list of card texts, low to high in Big Two o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from judge.cards import make_deck
@@ -34,6 +35,7 @@ from judge.games.bigtwo_combos import (
     plays,
     texts,
 )
+from judge.options import choice_option, int_option
 
 PASS = "pass"
 #: Cards dealt to each player, by number of players (three players: one more to 3♦'s holder).
@@ -50,20 +52,27 @@ class BigTwo(Game):
     """The Big Two engine: 2 to 4 players, one or more deals."""
 
     name = "bigtwo"
+    title = "Big Two"
     min_players = 2
     max_players = 4
     default_players = 4
-    option_defaults: ClassVar[dict[str, Any]] = {
-        "straights": "big-two",
-        "deals": 1,
-        "double_at": 10,
-        "triple_at": 13,
-    }
+    option_schema = (
+        choice_option(
+            "straights", "big-two", tuple(STRAIGHTS_OPTIONS), "which five-card runs are straights"
+        ),
+        int_option("deals", 1, 1, 20, "deals in one game, seats rotating"),
+        int_option("double_at", 10, 1, 17, "cards left from which a loser pays double"),
+        int_option("triple_at", 13, 1, 17, "cards left from which a loser pays triple"),
+    )
+    private_keys = ("hand",)
+    zero_sum = True
+    house_bots_module = "judge.bots.bigtwo"
+    demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 3, "games_per_pairing": 2}
+    renderer = "bigtwo"
 
     # Setting up, dealing and scoring.
 
     def _setup(self) -> None:
-        self._check_options()
         self.straights: str = self.options["straights"]
         self.scores = [0] * self.players
         self.deal_scores: list[list[int]] = []
@@ -72,20 +81,12 @@ class BigTwo(Game):
         self.over = False
         self._deal(0)
 
-    def _check_options(self) -> None:
-        if self.options["straights"] not in STRAIGHTS_OPTIONS:
+    @classmethod
+    def _check_together(cls, options: Mapping[str, Any]) -> None:
+        if options["double_at"] > options["triple_at"]:
             raise GameError(
-                f"bigtwo option straights={self.options['straights']!r} is unknown; "
-                f"choose one of {list(STRAIGHTS_OPTIONS)}"
-            )
-        for name in ("deals", "double_at", "triple_at"):
-            value = self.options[name]
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise GameError(f"bigtwo option {name}={value!r} must be a whole number >= 1")
-        if self.options["double_at"] > self.options["triple_at"]:
-            raise GameError(
-                f"bigtwo option double_at={self.options['double_at']!r} must not exceed "
-                f"triple_at={self.options['triple_at']!r}"
+                f"bigtwo option double_at={options['double_at']!r} must not exceed "
+                f"triple_at={options['triple_at']!r}"
             )
 
     def _deal(self, number: int) -> None:

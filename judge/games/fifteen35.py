@@ -24,13 +24,8 @@ from typing import Any, ClassVar
 from judge.cards import Card, format_cards, make_deck
 from judge.engine import Action, Game, GameError, JSONDict, Result, Seat
 from judge.games.fifteen35_scoring import DECLARATIONS, is_natural, split_pot
+from judge.options import int_option
 
-_LIMITS: dict[str, tuple[int, int]] = {
-    "ante": (0, 1_000_000),
-    "bet": (1, 1_000_000),
-    "max_raises": (0, 100),
-    "hands": (0, 10_000),
-}
 _BETTING = ("check", "bet", "fold", "call", "raise")
 _OFFER = ("take", "refuse")
 
@@ -39,27 +34,27 @@ class FifteenThirtyFive(Game):
     """The engine; see the module docstring and docs/rules/fifteen35.md."""
 
     name = "fifteen35"
+    title = "Fifteen Thirty-Five"
     min_players = 2
     max_players = 8
     default_players = 6
     #: ``hands`` 0 means one hand per player, so that everyone deals once.
-    option_defaults: ClassVar[Mapping[str, Any]] = {
-        "ante": 1,
-        "bet": 2,
-        "max_raises": 3,
-        "hands": 0,
-    }
+    option_schema = (
+        int_option("ante", 1, 0, 1000, "chips each player puts in before the deal"),
+        int_option("bet", 2, 1, 1000, "the size of a bet or raise"),
+        int_option("max_raises", 3, 0, 10, "raises after the opening bet in one round"),
+        int_option("hands", 0, 0, 64, "hands in one game (0: one per player)"),
+    )
+    private_keys = ("hidden",)
+    zero_sum = True
+    house_bots_module = "judge.bots.fifteen35"
+    demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 3, "games_per_pairing": 1}
+    check_options: ClassVar[Mapping[str, Any]] = {"hands": 1}
+    renderer = "fifteen35"
 
     # Setting up.
 
     def _setup(self) -> None:
-        for key, (low, high) in _LIMITS.items():
-            value = self.options[key]
-            if type(value) is not int or not low <= value <= high:
-                raise GameError(
-                    f"{self.name} option {key!r} must be a whole number from {low} to {high}, "
-                    f"not {value!r}"
-                )
         self.hand_count = self.options["hands"] or self.players
         self.chips = [0] * self.players
         self.deals: list[JSONDict] = []

@@ -15,8 +15,9 @@ tests: docs/rules/oceans11.md.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from judge.cards import JOKER, Card, format_cards, make_deck
 from judge.engine import Action, Game, JSONDict, Result, Seat
@@ -71,8 +72,22 @@ class HandOutcome:
 
 
 class Oceans11(Game):
+    """The Oceans 11 engine: two players, one of six variants (VARIANTS)."""
+
     name = "oceans11"
+    title = "Oceans 11"
     variants: ClassVar[tuple[str, ...]] = tuple(VARIANTS)
+    variant_titles: ClassVar[Mapping[str, str]] = {
+        "standard": "Standard (jokers wild)",
+        "no-wilds": "No wilds",
+        "deuces-wild": "Deuces wild",
+        "five-suits": "Five suits",
+        "mini": "Mini (one pack split)",
+        "mini-joker": "Mini with jokers",
+    }
+    house_bots_module = "judge.bots.oceans11"
+    demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 2, "games_per_pairing": 2}
+    renderer = "oceans11"
 
     def _setup(self) -> None:
         self.spec = VARIANTS[self.variant]

@@ -4,18 +4,17 @@ The toy: two seats alternately take 1 or 2 from a pile dealt from the seed; whoe
 takes the last one wins. It is only here to pin the base class's shared behaviour.
 """
 
-from typing import ClassVar
-
 import pytest
 
 from judge.cards import make_deck
 from judge.engine import Action, Game, GameError, IllegalActionError, JSONDict, Result
 from judge.games import GAMES, game_class
+from judge.options import int_option
 
 
 class Pile(Game):
     name = "pile"
-    option_defaults: ClassVar[dict[str, int]] = {"size": 7}
+    option_schema = (int_option("size", 7, 1, 50),)
 
     def _setup(self) -> None:
         self.deck = self.shuffle(make_deck(), 0)

@@ -6,17 +6,16 @@ players-1 and everyone else -1 (zero-sum), so totals and places are easy to chec
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from judge.cards import make_deck
 from judge.engine import Action, Game, JSONDict, Result
+from judge.options import int_option
 
 
 class Race(Game):
     name = "race"
     min_players = 2
     max_players = 7
-    option_defaults: ClassVar[dict[str, int]] = {"size": 9}
+    option_schema = (int_option("size", 9, 1, 100, "the pile's smallest size"),)
 
     def _setup(self) -> None:
         self.deck = self.shuffle(make_deck(), 0)

@@ -376,3 +376,27 @@ def test_uploads_beyond_the_rate_are_refused_with_429(world: World, settings: An
     assert answers == [201, 201, 429]
     assert client.get(url).status_code == 200  # reading is never limited
     assert BotVersion.objects.filter(bot=world.bot).count() == 3  # the first one and two more
+
+
+def test_game_options_beyond_their_declared_bounds_are_a_clear_400(world: World) -> None:
+    rival = BotVersion.objects.exclude(bot=world.bot).get()
+    client = as_person(world, "owner")
+    entry = {
+        "name": "x",
+        "game": "bigtwo",
+        "participants": [world.version.pk, rival.pk],
+        "table_size": 2,
+        "rated": False,
+    }
+    huge = client.post("/api/tournaments/", {**entry, "options": {"deals": 10**9}}, format="json")
+    assert huge.status_code == 400
+    assert huge.json()["options"] == [
+        "bigtwo option 'deals' must be a whole number from 1 to 20, not 1000000000"
+    ]
+    fine = client.post("/api/tournaments/", {**entry, "options": {"deals": 20}}, format="json")
+    assert fine.status_code == 201, fine.content
+    assert fine.json()["options"]["deals"] == 20
+    with pytest.raises(services.ServiceError, match="from 1 to 20, not 21"):
+        services.create_tournament(
+            None, "y", "bigtwo", [world.version, rival], options={"deals": 21}
+        )

@@ -214,6 +214,8 @@ def test_the_tournament_form_says_what_is_wrong() -> None:
     text = client.post(address, form).content.decode()
     assert "a table of 3 needs at least 3 participants" in text
     assert "fifteen35 has no option &#x27;jokers&#x27;" in text
+    text = client.post(address, {**form, "options": '{"hands": 100000}'}).content.decode()
+    assert "fifteen35 option &#x27;hands&#x27; must be a whole number from 0 to 64" in text
     text = client.post(address, {**form, "options": "{hands: 1}"}).content.decode()
     assert "not JSON (Expecting property name enclosed in double quotes" in text
     assert not Tournament.objects.exists()

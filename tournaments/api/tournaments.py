@@ -16,7 +16,6 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
 from judge.engine import GameError
-from judge.games import game_class
 from tournaments import services
 from tournaments.api import filters, serializers
 from tournaments.api.errors import Conflict
@@ -151,13 +150,11 @@ def check_entrants(entrants: list[BotVersion], rated: bool) -> None:
 
 
 def check_rules(data: dict[str, Any]) -> None:
-    """The variant, options and table size must make a game (the engine says what is wrong)."""
+    """The variant, options and table size must be within the game's declared bounds
+    (services.checked_settings, the one validator; its message is the 400's)."""
     try:
-        game_class(data["game"])(
-            0,
-            players=data.get("table_size") or None,
-            variant=data.get("variant") or None,
-            options=data.get("options") or {},
+        services.checked_settings(
+            data["game"], data.get("table_size"), data.get("variant"), data.get("options") or {}
         )
-    except (GameError, TypeError, ValueError) as error:
+    except services.ServiceError as error:
         raise ValidationError({"options": [str(error)]}) from None

@@ -10,9 +10,8 @@ from django.contrib.auth.forms import UserCreationForm, UsernameField
 from django.contrib.auth.models import User
 
 from judge.bots import policies
-from judge.engine import GameError
-from judge.games import GAMES, game_class, new_game
-from tournaments import boundedjson, names
+from judge.games import GAMES, game_class
+from tournaments import boundedjson, names, services
 from tournaments.models import Bot, BotVersion
 
 GAME_TITLES = {"oceans11": "Oceans 11", "bigtwo": "Big Two", "fifteen35": "Fifteen Thirty-Five"}
@@ -109,8 +108,10 @@ class TournamentForm(forms.Form):
         data = super().clean() or {}
         if "variant" in data and "options" in data and "table_size" in data:
             try:
-                new_game(self.game, 0, data["table_size"], data["variant"], data["options"])
-            except (GameError, TypeError, ValueError) as error:
+                services.checked_settings(
+                    self.game, data["table_size"], data["variant"], data["options"]
+                )
+            except services.ServiceError as error:
                 self.add_error("options", str(error))
         chosen = data.get("participants") or []
         size = data.get("table_size")
