@@ -18,6 +18,7 @@ every shuffled order is kept in the record so a replay can show the deals.
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -215,6 +216,12 @@ class Game(ABC):
     @abstractmethod
     def revealed(self) -> JSONDict:
         """Everything that is shown to all at the end of the game (every hidden card)."""
+
+    @abstractmethod
+    def redeal_unseen(self, seat: Seat, rng: random.Random) -> bool:
+        """Deal again, in place and at random, every card ``seat`` cannot see now, keeping
+        what it can see; True if some card moved. The conformance suite's secrecy check
+        calls it: ``observation(seat)`` and ``legal_actions(seat)`` must not change."""
 
     # Shared machinery.
 

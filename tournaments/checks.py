@@ -42,8 +42,6 @@ log = logging.getLogger(__name__)
 
 #: The check's clocks: shorter than a tournament's, so a silent bot is found quickly.
 CHECK_TIME_CONTROL = {"startup_s": 10.0, "move_s": 1.0, "bank_s": 2.0}
-#: Options that keep each check match short.
-CHECK_OPTIONS: dict[str, dict[str, Any]] = {"fifteen35": {"hands": 1}}
 #: The house bot that fills the other seats.
 CHECK_OPPONENT = "random"
 #: How long a bot may take to exit after ``match_over``.
@@ -195,7 +193,7 @@ def check_match(
         match_id=version_id,
         game=game,
         variant=variant,
-        options=dict(CHECK_OPTIONS.get(game, {})),
+        options=dict(game_class(game).check_options),  # keeps each check match short
         seed=derive_seed(version_id, "check", players, variant),
         games=1,
         duplicate=False,

@@ -44,6 +44,17 @@ def unregister(name: str) -> None:
     GAMES.pop(name, None)
 
 
+def title(name: str) -> str:
+    """The name people read of a game (a stored game no longer registered shows its name)."""
+    cls = GAMES.get(name)
+    return cls.title or name if cls is not None else name
+
+
+def choices() -> list[tuple[str, str]]:
+    """(name, title) of every game, in the registry's order: for forms and menus."""
+    return [(name, cls.title or name) for name, cls in GAMES.items()]
+
+
 def new_game(
     name: str,
     seed: int,

@@ -18,6 +18,7 @@ Actions: ``"pass"``, or a play as a list of card texts, low to high in Big Two o
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -235,6 +236,21 @@ class BigTwo(Game):
         if not self.over:
             raise GameError("the Big Two game is not over yet; it has no result")
         return Result.from_scores(self.scores)
+
+    def redeal_unseen(self, seat: Seat, rng: random.Random) -> bool:
+        """Deal the others' hands and the unused cards anew, keeping every count."""
+        others = [s for s in range(self.players) if s != seat]
+        before = [list(self.hands[s]) for s in others] + [list(self.unused)]
+        pool = [c for hand in before for c in hand]
+        rng.shuffle(pool)
+        after = []
+        for hand in before:
+            after.append(sorted(pool[: len(hand)]))
+            pool = pool[len(hand) :]
+        for s, hand in zip(others, after, strict=False):
+            self.hands[s] = hand
+        self.unused = after[-1]
+        return after != [sorted(hand) for hand in before]
 
     def observation(self, seat: Seat) -> JSONDict:
         """What ``seat`` sees: its own hand, the public table, never another seat's cards."""

@@ -18,6 +18,7 @@ declarations of a showdown are kept aside until every player has declared.
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -344,6 +345,20 @@ class FifteenThirtyFive(Game):
     def revealed(self) -> JSONDict:
         """Every card of every hand dealt: the three dealt, then all each seat ended with."""
         return {"deals": [dict(deal) for deal in self.deals]}
+
+    def redeal_unseen(self, seat: Seat, rng: random.Random) -> bool:
+        """Deal the other seats' face-down cards and the stock anew."""
+        unseen = [c for other in range(self.players) if other != seat for c in self.hidden[other]]
+        unseen += self.stock
+        before = list(unseen)
+        rng.shuffle(unseen)
+        moved = unseen != before
+        for other in range(self.players):
+            if other != seat:
+                count = len(self.hidden[other])
+                self.hidden[other], unseen = unseen[:count], unseen[count:]
+        self.stock = unseen
+        return moved
 
     def observation(self, seat: Seat) -> JSONDict:
         """Public table facts, plus ``seat``'s own face-down cards; no pending declaration.

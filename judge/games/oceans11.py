@@ -15,6 +15,7 @@ tests: docs/rules/oceans11.md.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
@@ -236,6 +237,20 @@ class Oceans11(Game):
             "past_hands": [outcome.to_json() for outcome in self.outcomes],
             "over": self.over,
         }
+
+    def redeal_unseen(self, seat: Seat, rng: random.Random) -> bool:
+        """Reorder both decks' unturned cards (hidden from their owners too); in the split
+        variants, where which half holds a card is secret as well, exchange them."""
+        rests = [self.decks[s][self.turned[s] :] for s in range(2)]
+        before = [list(rest) for rest in rests]
+        if self.spec.split:
+            pool = rests[0] + rests[1]
+            rng.shuffle(pool)
+            rests = [pool[: len(rests[0])], pool[len(rests[0]) :]]
+        for s in range(2):
+            rng.shuffle(rests[s])
+            self.decks[s][self.turned[s] :] = rests[s]
+        return rests != before
 
     def revealed(self) -> JSONDict:
         return {"decks": [format_cards(deck) for deck in self.decks]}

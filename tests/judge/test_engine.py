@@ -4,6 +4,8 @@ The toy: two seats alternately take 1 or 2 from a pile dealt from the seed; whoe
 takes the last one wins. It is only here to pin the base class's shared behaviour.
 """
 
+import random
+
 import pytest
 
 from judge.cards import make_deck
@@ -36,6 +38,9 @@ class Pile(Game):
 
     def fallback_action(self, seat: int) -> Action:
         return "1"
+
+    def redeal_unseen(self, seat: int, rng: random.Random) -> bool:
+        return False  # nothing is hidden: the pile's size is public
 
     def is_over(self) -> bool:
         return self.left == 0

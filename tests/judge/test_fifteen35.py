@@ -15,6 +15,9 @@ from judge.engine import GameError, IllegalActionError
 from judge.games import new_game
 from judge.games.fifteen35 import FifteenThirtyFive
 
+#: The conformance suite, whose tests the rules page may name too.
+CONFORMANCE = Path(__file__).with_name("test_conformance.py")
+
 
 def rigged(hands: list[str], stock: str = "", **options: Any) -> FifteenThirtyFive:
     """A one-hand game (unless ``hands`` is given) whose seats hold ``hands``, stock on top."""
@@ -370,7 +373,7 @@ def test_the_rules_page_names_only_tests_that_exist_and_every_rule_test() -> Non
     named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/fifteen35.md").read_text()))
     defined = {
         path.stem: set(re.findall(r"^def (test_\w+)", path.read_text(), re.MULTILINE))
-        for path in Path(__file__).parent.glob("test_fifteen35*.py")
+        for path in [*Path(__file__).parent.glob("test_fifteen35*.py"), CONFORMANCE]
     }
     assert named <= set().union(*defined.values()), named - set().union(*defined.values())
     rules = defined["test_fifteen35"] | defined["test_fifteen35_scoring"]

@@ -218,6 +218,7 @@ def test_the_rules_page_names_every_rule_test_and_only_real_tests() -> None:
     root = Path(__file__).resolve().parents[2]
     named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/oceans11.md").read_text()))
     modules = ["oceans11_rules", "oceans11_properties", "hands", "hands_oracle", "cli_hand"]
+    modules.append("conformance")
     existing = {
         name
         for module in modules

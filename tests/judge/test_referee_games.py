@@ -15,14 +15,15 @@ import pytest
 
 from judge import protocol
 from judge.cli.sandboxing import prepare_bot, starter
+from judge.games import GAMES as REGISTRY
 from judge.players import house_players, house_seed
 from judge.referee import MatchSpec, StartBot, TimeControl, play_match
 from judge.replay import compare_seat, verify
 from sandbox.local import LocalBackend, NotASandboxWarning
 from tests.judge.fakes import validate_message
 
-#: The games whose engines have landed, with a table size that keeps process matches short.
-GAMES = {"bigtwo": 4, "fifteen35": 3, "oceans11": 2}
+#: Every registered game, with its demo's table size (short enough for process matches).
+GAMES = {name: cls.demo_format.get("table_size", cls.min_players) for name, cls in REGISTRY.items()}
 
 
 class Recording:

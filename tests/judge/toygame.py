@@ -6,6 +6,8 @@ players-1 and everyone else -1 (zero-sum), so totals and places are easy to chec
 
 from __future__ import annotations
 
+import random
+
 from judge.cards import make_deck
 from judge.engine import Action, Game, JSONDict, Result
 from judge.options import int_option
@@ -40,6 +42,9 @@ class Race(Game):
 
     def fallback_action(self, seat: int) -> Action:
         return "1"
+
+    def redeal_unseen(self, seat: int, rng: random.Random) -> bool:
+        return False  # nothing is hidden: the pile's size is public
 
     def is_over(self) -> bool:
         return self.left == 0

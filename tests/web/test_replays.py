@@ -6,12 +6,16 @@ import pytest
 
 from judge.bots import house_policy
 from judge.engine import JSONDict
-from judge.games import new_game
+from judge.games import GAMES, new_game
 from judge.players import PolicyChannel
 from judge.referee import BotInfo, MatchSpec, play_match
 from tournaments.web.replays import ReplayError, frames, requested_frames
 
-TABLES = [("oceans11", 2, {}), ("bigtwo", 4, {}), ("fifteen35", 3, {"hands": 2})]
+#: Every registered game at its demo's table size, with the check's (short) options.
+TABLES = [
+    (name, cls.demo_format.get("table_size", cls.min_players), dict(cls.check_options))
+    for name, cls in GAMES.items()
+]
 
 
 def record(game: str, players: int, options: dict[str, int]) -> JSONDict:

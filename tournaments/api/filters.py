@@ -8,10 +8,11 @@ import django_filters  # type: ignore[import-untyped]
 from django import forms
 from django.db.models import QuerySet
 
-from judge.games import GAMES
+from judge import games
 from tournaments.models import Bot, BotVersion, Match, Rating, Tournament
 
-GAME_CHOICES = [(name, name) for name in sorted(GAMES)]
+#: Read from the registry when a filter is built (a game registered later is a choice too).
+GAME_CHOICES = games.choices
 MAX_ID = 2**63 - 1
 
 

@@ -23,11 +23,14 @@ def game_info(name: str) -> dict[str, Any]:
     engine = game_class(name)
     return {
         "name": name,
+        "title": engine.title or name,
         "min_players": engine.min_players,
         "max_players": engine.max_players,
         "default_players": engine.default_players,
         "variants": list(engine.variants),
+        "variant_titles": {v: engine.title_of(v) for v in engine.variants},
         "options": dict(engine.option_defaults),
+        "option_schema": [option.to_json() for option in engine.option_schema],
         "house_bots": sorted(policies(name)),
     }
 
@@ -39,7 +42,7 @@ class GamesView(APIView):
 
     @extend_schema(responses=serializers.GameSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response([game_info(name) for name in sorted(GAMES)])
+        return Response([game_info(name) for name in GAMES])
 
 
 class LeaderboardView(generics.ListAPIView[Rating]):

@@ -31,6 +31,18 @@ def name_or_400(value: str, punctuation: str = names.BOT_NAME_PUNCTUATION, size:
         raise serializers.ValidationError(str(error)) from None
 
 
+class GameField(serializers.ChoiceField):
+    """A game of the registry, read when a request is validated, so that a game registered
+    after start-up (a test's toy game) is accepted too."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=list(GAMES), **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        self.choices = list(GAMES)
+        return super().to_internal_value(data)
+
+
 class UserSerializer(serializers.ModelSerializer[User]):
     class Meta:
         model = User
@@ -72,7 +84,7 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
     owner: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
-    game = serializers.ChoiceField(choices=sorted(GAMES))
+    game = GameField()
     name = serializers.CharField(max_length=200)
     rating = serializers.SerializerMethodField()
     versions = serializers.IntegerField(source="version_count", read_only=True)
@@ -158,7 +170,7 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
     owner: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
-    game = serializers.ChoiceField(choices=sorted(GAMES))
+    game = GameField()
     participants = serializers.PrimaryKeyRelatedField(
         many=True, queryset=BotVersion.objects.select_related("bot").defer("code")
     )
@@ -369,11 +381,26 @@ class LeaderboardRowSerializer(serializers.ModelSerializer[Rating]):
         read_only_fields: tuple[str, ...] = fields
 
 
+class OptionSchemaSerializer(serializers.Serializer[Any]):
+    """One game option and its declared bounds (judge.options)."""
+
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["int", "bool", "choice"])
+    default = serializers.JSONField()
+    help = serializers.CharField()
+    minimum = serializers.IntegerField(required=False)
+    maximum = serializers.IntegerField(required=False)
+    choices = serializers.ListField(child=serializers.CharField(), required=False)
+
+
 class GameSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
+    title = serializers.CharField()
     min_players = serializers.IntegerField()
     max_players = serializers.IntegerField()
     default_players = serializers.IntegerField()
     variants = serializers.ListField(child=serializers.CharField())
+    variant_titles = serializers.DictField(child=serializers.CharField())
     options = serializers.DictField()
+    option_schema = OptionSchemaSerializer(many=True)
     house_bots = serializers.ListField(child=serializers.CharField())

@@ -9,10 +9,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString
 
+from judge import games as registry
 from judge.games import GAMES
 from tournaments.models import Bot, BotVersion, Rating, Tournament
 from tournaments.web import charts, stats
-from tournaments.web.forms import GAME_TITLES
 
 LEADERBOARD_ROWS = 200
 
@@ -29,8 +29,7 @@ class Row:
 
 def home(request: HttpRequest) -> HttpResponse:
     recent = Tournament.objects.select_related("owner").order_by("-id")[:10]
-    games = [(name, GAME_TITLES.get(name, name)) for name in GAMES]
-    context = {"games": games, "tournaments": recent, "mine": your_bots(request)}
+    context = {"games": registry.choices(), "tournaments": recent, "mine": your_bots(request)}
     return render(request, "web/home.html", context)
 
 
@@ -66,5 +65,5 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
         trend = trends.get(rating.bot_id, stats.Trend())
         spark = charts.sparkline(trend.points, f"last ratings of {rating.bot.name}")
         rows.append(Row(place, rating, stats.interval(record.pairs), record, trend, spark))
-    context = {"game": game, "title": GAME_TITLES.get(game, game), "rows": rows}
+    context = {"game": game, "title": registry.title(game), "rows": rows}
     return render(request, "web/leaderboard.html", context)

@@ -20,6 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from judge import games
 from tournaments import services
 from tournaments.api.actions import upload_version
 from tournaments.api.permissions import owns_bot
@@ -27,7 +28,7 @@ from tournaments.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.uploads import Limits, UploadError, read_upload
 from tournaments.web import charts
-from tournaments.web.forms import GAME_TITLES, UploadForm
+from tournaments.web.forms import UploadForm
 
 RECENT_MATCHES = 20
 #: Rated matches shown in the rating chart (the latest ones).
@@ -82,7 +83,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     listed = list(versions)
     context: dict[str, Any] = {
         "bot": bot,
-        "title": GAME_TITLES.get(bot.game, bot.game),
+        "title": games.title(bot.game),
         "mine": mine,
         "versions": listed,
         "rating": getattr(bot, "rating", None),

@@ -9,13 +9,11 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm, UsernameField
 from django.contrib.auth.models import User
 
+from judge import games
 from judge.bots import policies
-from judge.games import GAMES, game_class
+from judge.games import game_class
 from tournaments import boundedjson, names, services
 from tournaments.models import Bot, BotVersion
-
-GAME_TITLES = {"oceans11": "Oceans 11", "bigtwo": "Big Two", "fifteen35": "Fifteen Thirty-Five"}
-GAME_CHOICES = [(name, GAME_TITLES.get(name, name)) for name in GAMES]
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg,unused-ignore]
@@ -39,7 +37,7 @@ def checked(value: str, punctuation: str = names.BOT_NAME_PUNCTUATION, size: int
 class UploadForm(forms.Form):
     """A new bot (game and name) or, for an existing bot, just the file of a new version."""
 
-    game = forms.ChoiceField(choices=GAME_CHOICES)
+    game = forms.ChoiceField(choices=games.choices)
     name = forms.CharField(max_length=200, help_text="Letters and digits of one script, - _ .")
     code = forms.FileField(
         label="Bot code", help_text="One .py file, or a .zip with main.py at its top."
@@ -74,14 +72,16 @@ class TournamentForm(forms.Form):
     options = forms.CharField(
         required=False,
         label="Game options (JSON)",
-        help_text='For example {"hands": 2} (Fifteen Thirty-Five) or {"deals": 2} (Big Two).',
+        help_text="An object of option: value; the options and their bounds are listed below.",
     )
 
     def __init__(self, *args: Any, game: str, versions: list[BotVersion], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.game = game
         engine = game_class(game)
-        cast(forms.ChoiceField, self.fields["variant"]).choices = [(v, v) for v in engine.variants]
+        cast(forms.ChoiceField, self.fields["variant"]).choices = [
+            (v, engine.title_of(v)) for v in engine.variants
+        ]
         sizes = range(engine.min_players, engine.max_players + 1)
         table_size = cast(forms.ChoiceField, self.fields["table_size"])
         table_size.choices = [(n, str(n)) for n in sizes]

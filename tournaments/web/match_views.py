@@ -6,11 +6,11 @@ from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 
+from judge import games
 from tournaments.api.permissions import owns_bot
 from tournaments.models import Match, Seat
 from tournaments.web import replays
 from tournaments.web.bot_views import seats_without_secrets
-from tournaments.web.forms import GAME_TITLES
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
@@ -35,7 +35,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     names = [seat.version.bot.name for seat in seats]
     context = {
         "match": match,
-        "title": GAME_TITLES.get(match.game, match.game),
+        "title": games.title(match.game),
         "lines": lines,
         "logs": [(seats[i], logs[i]) for i in sorted(logs)],
         "games": [

@@ -16,15 +16,6 @@ from typing import Any
 from judge.engine import Game, GameError, IllegalActionError, JSONDict
 from judge.games import starting_game
 
-#: The observation keys that only their own seat sees, per game (the all-seats view
-#: gathers them from every seat; everything else in an observation is public).
-PRIVATE_KEYS: dict[str, tuple[str, ...]] = {
-    "oceans11": (),
-    "bigtwo": ("hand",),
-    "fifteen35": ("hidden",),
-}
-
-
 #: A game or seat number as a request may give it: ASCII digits, not too many (``"²"`` and
 #: 5,000-digit numbers pass ``str.isdigit`` but ``int`` refuses them).
 SMALL_NUMBER = re.compile(r"[0-9]{1,6}")
@@ -107,7 +98,7 @@ def view(game: Game, perspective: int | None) -> JSONDict:
         return game.observation(perspective)
     acting = game.to_act()
     base = game.observation(acting[0] if acting else 0)
-    keys = PRIVATE_KEYS.get(game.name, ())
+    keys = game.private_keys  # only their own seat sees them; the rest is public
     if keys:
         seen = [game.observation(seat) for seat in range(game.players)]
         base["private"] = [{key: obs.get(key) for key in keys} for obs in seen]

@@ -13,13 +13,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from judge import games
 from judge.games import GAMES
 from tournaments import services
 from tournaments.api.permissions import may_change_tournament
 from tournaments.models import BotVersion, Tournament
 from tournaments.standings import tournament_table
 from tournaments.web.bot_views import seats_without_secrets, with_places
-from tournaments.web.forms import GAME_CHOICES, GAME_TITLES, TournamentForm
+from tournaments.web.forms import TournamentForm
 
 TOURNAMENTS_PER_PAGE = 50
 MATCHES_PER_PAGE = 100
@@ -32,7 +33,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
         .order_by("-id")
     )
     page = Paginator(found, TOURNAMENTS_PER_PAGE).get_page(request.GET.get("page"))
-    return render(request, "web/tournaments.html", {"page": page, "titles": GAME_TITLES})
+    return render(request, "web/tournaments.html", {"page": page, "titles": dict(games.choices())})
 
 
 def entrant_versions(game: str) -> list[BotVersion]:
@@ -57,7 +58,7 @@ def entrant_versions(game: str) -> list[BotVersion]:
 @login_required
 @require_http_methods(["GET", "POST"])
 def tournament_create(request: HttpRequest) -> HttpResponse:
-    game = request.GET.get("game") or request.POST.get("game") or "oceans11"
+    game = request.GET.get("game") or request.POST.get("game") or next(iter(GAMES))
     if game not in GAMES:
         raise Http404(f"no game {game!r}")
     versions = entrant_versions(game)
@@ -69,8 +70,18 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
             form.add_error(None, str(error))
         else:
             return redirect("web:tournament", tournament_id=tournament.pk)
-    context = {"form": form, "game": game, "games": GAME_CHOICES}
+    context = {
+        "form": form,
+        "game": game,
+        "games": games.choices(),
+        "option_schema": option_schema(game),
+    }
     return render(request, "web/tournament_create.html", context)
+
+
+def option_schema(game: str) -> list[dict[str, Any]]:
+    """The game's options and their declared bounds, listed under the form."""
+    return [option.to_json() for option in GAMES[game].option_schema]
 
 
 def _create(
@@ -132,7 +143,7 @@ def live_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]
     rows = [(row, table.versions[row.participant]) for row in table.rows]
     return {
         "tournament": tournament,
-        "title": GAME_TITLES.get(tournament.game, tournament.game),
+        "title": games.title(tournament.game),
         "rows": rows,
         "head": list(zip(rows, head, strict=True)),
         "page": page,

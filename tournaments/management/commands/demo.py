@@ -12,17 +12,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from judge.games import GAMES
+from judge.games import GAMES, game_class
 from tournaments import services
 from tournaments.management.commands import _foreground, _seeds
 from tournaments.models import BotVersion, Tournament
 
-#: Each game's demo: small enough to finish in a couple of minutes on two cores.
-DEMO_FORMATS: dict[str, dict[str, Any]] = {
-    "oceans11": {"table_size": 2, "games_per_pairing": 2},
-    "bigtwo": {"table_size": 3, "games_per_pairing": 2},
-    "fifteen35": {"table_size": 3, "games_per_pairing": 1},
-}
 DEMO_SEED = 2026
 
 
@@ -40,7 +34,7 @@ def find_or_create(game: str, entrants: list[BotVersion], fresh: bool) -> Tourna
             if sorted(tournament.participants.values_list("id", flat=True)) == wanted:
                 return tournament
     return services.create_tournament(
-        None, demo_name(game), game, entrants, seed=DEMO_SEED, **DEMO_FORMATS[game]
+        None, demo_name(game), game, entrants, seed=DEMO_SEED, **game_class(game).demo_format
     )
 
 
@@ -57,7 +51,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         sandbox = _foreground.choose_sandbox(self.stderr.write)
         self.stderr.write(f"bots run in the {sandbox} sandbox")
-        games = options["game"] or list(DEMO_FORMATS)
+        games = options["game"] or list(GAMES)
         tables = []
         for game in games:
             entrants = _seeds.current_versions(game)
