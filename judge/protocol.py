@@ -19,22 +19,39 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import Any, Final
 
 from judge.engine import Action, JSONDict
 
 VERSION: Final = 1
-#: The fault kinds a bot's answer can earn here (the referee adds timeout, closed, ...).
-NOT_UTF8: Final = "not_utf8"
-NOT_JSON: Final = "not_json"
-BAD_MESSAGE: Final = "bad_message"
-ILLEGAL_ACTION: Final = "illegal_action"
+
+
+class FaultKind(StrEnum):
+    """Every kind of fault a bot can earn, defined once (records store the string)."""
+
+    #: A bot's answer (this module).
+    NOT_UTF8 = "not_utf8"
+    NOT_JSON = "not_json"
+    BAD_MESSAGE = "bad_message"
+    ILLEGAL_ACTION = "illegal_action"
+    #: The channel (the referee).
+    TIMEOUT = "timeout"
+    CLOSED = "closed"
+    LINE_TOO_LONG = "line_too_long"
+    CHANNEL_ERROR = "channel_error"
+
+
+NOT_UTF8: Final = FaultKind.NOT_UTF8
+NOT_JSON: Final = FaultKind.NOT_JSON
+BAD_MESSAGE: Final = FaultKind.BAD_MESSAGE
+ILLEGAL_ACTION: Final = FaultKind.ILLEGAL_ACTION
 
 
 class BadAnswer(ValueError):
     """A bot's line that cannot be taken as its answer; ``kind`` names the fault."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: FaultKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind
 

@@ -23,13 +23,14 @@ from judge import protocol
 from judge.channel import BotChannel, BotGone, BotLineTooLong, BotTimeout
 from judge.engine import Action, Game, JSONDict, Result
 from judge.games import new_game
+from judge.protocol import FaultKind
 from judge.rng import derive_seed
 
-#: Fault kinds besides the protocol's (not_utf8, not_json, bad_message, illegal_action).
-TIMEOUT: Final = "timeout"
-CLOSED: Final = "closed"
-LINE_TOO_LONG: Final = "line_too_long"
-CHANNEL_ERROR: Final = "channel_error"
+#: The channel's fault kinds (protocol.FaultKind holds every kind).
+TIMEOUT: Final = FaultKind.TIMEOUT
+CLOSED: Final = FaultKind.CLOSED
+LINE_TOO_LONG: Final = FaultKind.LINE_TOO_LONG
+CHANNEL_ERROR: Final = FaultKind.CHANNEL_ERROR
 #: How much of an offending line a fault keeps.
 FAULT_TEXT_CHARS: Final = 200
 #: How much of a bot's standard error the outcome keeps (the channel caps it too).
@@ -242,7 +243,7 @@ class _Bot:
 class _Retire(Exception):
     """Internal: the current bot must be retired with this fault (never escapes)."""
 
-    def __init__(self, kind: str, reason: str, text: bytes | str = b"") -> None:
+    def __init__(self, kind: FaultKind, reason: str, text: bytes | str = b"") -> None:
         super().__init__(reason)
         self.kind = kind
         self.reason = reason

@@ -30,6 +30,7 @@ from judge import protocol
 from judge.cli.sandboxing import bot_environment
 from judge.engine import GameError
 from judge.games import game_class
+from judge.protocol import FaultKind
 from judge.rng import derive_seed
 from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
@@ -229,11 +230,11 @@ def describe_fault(fault: dict[str, Any], players: int, variant: str, bot_log: s
     elif fault.get("game") is None:
         where += ", at start-up"
     kind = fault["kind"]
-    if kind == "timeout":
+    if kind == FaultKind.TIMEOUT:
         text = f"timeout ({where}): {fault['reason']}"
-    elif kind == "illegal_action":
+    elif kind == FaultKind.ILLEGAL_ACTION:
         text = f"illegal action {fault['text']} ({where}): {fault['reason']}"
-    elif kind == "closed":
+    elif kind == FaultKind.CLOSED:
         text = f"crashed ({where}): {fault['reason']}"
         traceback = last_traceback(bot_log)
         if traceback:

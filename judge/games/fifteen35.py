@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from judge.cards import Card, format_cards, make_deck
@@ -28,6 +29,18 @@ from judge.games.fifteen35_scoring import DECLARATIONS, is_natural, split_pot
 from judge.options import int_option
 
 _BETTING = ("check", "bet", "fold", "call", "raise")
+
+
+class Phase(StrEnum):
+    """What a hand is waiting for (observations carry the string)."""
+
+    EXPOSE = "expose"
+    BET = "bet"
+    OFFER = "offer"
+    DECLARE = "declare"
+    OVER = "over"
+
+
 _OFFER = ("take", "refuse")
 
 
@@ -61,7 +74,7 @@ class FifteenThirtyFive(Game):
         self.deals: list[JSONDict] = []
         self.last_hand: JSONDict | None = None
         self.hand_no = -1
-        self.phase = "over"
+        self.phase = Phase.OVER
         self._start_hand()
 
     def _start_hand(self) -> None:
@@ -95,7 +108,7 @@ class FifteenThirtyFive(Game):
     def _reset_turns(self) -> None:
         """A new hand starts with exposures from the dealer's left and no betting yet."""
         n = self.players
-        self.phase = "expose"
+        self.phase = Phase.EXPOSE
         self.turn: Seat | None = self.order[0]
         self.opener: Seat = self.order[0]
         self.final_round = False
@@ -127,7 +140,7 @@ class FifteenThirtyFive(Game):
     # Phases.
 
     def _start_betting(self, opener: Seat) -> None:
-        self.phase = "bet"
+        self.phase = Phase.BET
         self.opener = opener
         self.round_bet = 0
         self.round_in = [0] * self.players
@@ -148,7 +161,7 @@ class FifteenThirtyFive(Game):
     def _next_offer(self) -> None:
         """Offer to the next player in the queue, or end the offer round with betting."""
         if self.offer_queue and self.stock:
-            self.phase = "offer"
+            self.phase = Phase.OFFER
             self.turn = self.offer_queue.pop(0)
             return
         self.final_round = not self.card_taken or not self.stock
@@ -165,7 +178,7 @@ class FifteenThirtyFive(Game):
         if any(is_natural(self._cards(seat)) for seat in self._active()):
             self._settle(showdown=True)
             return
-        self.phase = "declare"
+        self.phase = Phase.DECLARE
         self.turn = None
 
     def _settle(self, showdown: bool) -> None:
@@ -199,7 +212,7 @@ class FifteenThirtyFive(Game):
         if self.hand_no + 1 < self.hand_count:
             self._start_hand()
         else:
-            self.phase = "over"
+            self.phase = Phase.OVER
             self.turn = None
 
     def _declaration_steps(self) -> list[list[Any]]:
@@ -208,21 +221,21 @@ class FifteenThirtyFive(Game):
     # The engine interface.
 
     def to_act(self) -> tuple[Seat, ...]:
-        if self.phase == "declare":
+        if self.phase == Phase.DECLARE:
             return tuple(s for s in self._active() if s not in self.declarations)
         return () if self.turn is None else (self.turn,)
 
     def legal_actions(self, seat: Seat) -> list[Action]:
         if seat not in self.to_act():
             return []
-        if self.phase == "expose":
+        if self.phase == Phase.EXPOSE:
             return [f"expose {card}" for card in self.hidden[seat]]
-        if self.phase == "bet":
+        if self.phase == Phase.BET:
             if self.round_in[seat] == self.round_bet:
                 return ["check", "bet"]
             can_raise = self.bets_made <= self.options["max_raises"]
             return ["fold", "call", "raise"] if can_raise else ["fold", "call"]
-        if self.phase == "offer":
+        if self.phase == Phase.OFFER:
             return list(_OFFER)
         return list(DECLARATIONS)
 
@@ -248,16 +261,16 @@ class FifteenThirtyFive(Game):
     def _why_not_your_turn(self, seat: Seat) -> str:
         if self.folded[seat]:
             return f"seat {seat} has folded this hand"
-        if self.phase == "declare":
+        if self.phase == Phase.DECLARE:
             return f"seat {seat} has already declared; waiting for seats {list(self.to_act())}"
         return f"it is seat {self.turn}'s turn to {self._asked()}, not seat {seat}'s"
 
     def _why_not_this(self, seat: Seat, action: Action) -> str:
         legal = self.legal_actions(seat)
-        if self.phase == "expose":
+        if self.phase == Phase.EXPOSE:
             hidden = " ".join(format_cards(self.hidden[seat]))
             return f"expose one of your face-down cards ({hidden}) as 'expose Xx', not {action!r}"
-        if self.phase == "bet":
+        if self.phase == Phase.BET:
             owed = self.round_bet - self.round_in[seat]
             if owed and action in ("check", "bet"):
                 return f"you face a bet ({owed} to call): choose one of {legal}"
@@ -266,30 +279,30 @@ class FifteenThirtyFive(Game):
             if not owed and action in ("fold", "call", "raise"):
                 return "there is no bet to fold to, call or raise: check or bet"
             return f"in a betting round choose one of {legal}, not {action!r}"
-        if self.phase == "offer":
+        if self.phase == Phase.OFFER:
             return f"you are offered a card: 'take' or 'refuse', not {action!r}"
         return f"declare '15', '35' or 'both', not {action!r}"
 
     def _asked(self) -> str:
         return {
-            "expose": "expose a card",
-            "bet": "bet",
-            "offer": "take or refuse a card",
-            "declare": "declare",
-            "over": "do nothing",
+            Phase.EXPOSE: "expose a card",
+            Phase.BET: "bet",
+            Phase.OFFER: "take or refuse a card",
+            Phase.DECLARE: "declare",
+            Phase.OVER: "do nothing",
         }[self.phase]
 
     def _apply(self, seat: Seat, action: Action) -> None:
         text = str(action)
-        if self.phase == "declare":
+        if self.phase == Phase.DECLARE:
             self.declarations[seat] = text
             if not self.to_act():
                 self._settle(showdown=True)
             return
         self.hand_history.append([seat, text])
-        if self.phase == "expose":
+        if self.phase == Phase.EXPOSE:
             self._expose(seat, text.split()[1])
-        elif self.phase == "bet":
+        elif self.phase == Phase.BET:
             self._bet(seat, text)
         else:
             self._offer(seat, text == "take")
@@ -335,7 +348,7 @@ class FifteenThirtyFive(Game):
         self._next_offer()
 
     def is_over(self) -> bool:
-        return self.phase == "over"
+        return self.phase == Phase.OVER
 
     def result(self) -> Result:
         if not self.is_over():
@@ -366,22 +379,22 @@ class FifteenThirtyFive(Game):
         While declarations are collected, ``to_act`` lists every player still in (not just
         those yet to declare), so that nobody learns who has already answered.
         """
-        declaring = self.phase == "declare"
+        declaring = self.phase == Phase.DECLARE
         return {
             "seat": seat,
             "players": self.players,
             "hand": self.hand_no,
             "hands": self.hand_count,
             "dealer": self.dealer,
-            "phase": self.phase,
+            "phase": str(self.phase),
             "to_act": self._active() if declaring else list(self.to_act()),
             "asked": self._asked(),
             "hidden": format_cards(self.hidden[seat]),
             "exposed": [format_cards(cards) for cards in self.exposed],
             "pot": self.pot,
             "bets": list(self.committed),
-            "round_bets": list(self.round_in) if self.phase == "bet" else [0] * self.players,
-            "to_call": self.round_bet - self.round_in[seat] if self.phase == "bet" else 0,
+            "round_bets": list(self.round_in) if self.phase == Phase.BET else [0] * self.players,
+            "to_call": self.round_bet - self.round_in[seat] if self.phase == Phase.BET else 0,
             "bet_size": self.options["bet"],
             "raises_left": self.options["max_raises"] - max(0, self.bets_made - 1),
             "final_round": self.final_round,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar, Final
 
 from judge.cards import JOKER, Card, format_cards, make_deck
@@ -58,18 +59,29 @@ VARIANTS: Final[dict[str, VariantSpec]] = {
 }
 
 
+class HandEnd(StrEnum):
+    """How a hand ended (the record and observations store the string)."""
+
+    #: the weaker player chose to concede
+    CONCEDED = "conceded"
+    #: the weaker player had to deal and had no cards left
+    NO_CARDS = "no cards"
+    #: the opponent's deck was empty at the start of the hand
+    RUN = "run"
+    #: a tie with both decks empty
+    VOID = "void"
+
+
 @dataclass(frozen=True)
 class HandOutcome:
     """How one hand ended: its winner (None for a void hand), why, and the two rows."""
 
     winner: Seat | None
-    #: "conceded" (a choice), "no cards" (had to deal, could not), "run" (the opponent's
-    #: deck was empty at the start of the hand), "void" (a tie with both decks empty)
-    how: str
+    how: HandEnd
     rows: tuple[tuple[str, ...], tuple[str, ...]]
 
     def to_json(self) -> JSONDict:
-        return {"winner": self.winner, "how": self.how, "rows": [list(r) for r in self.rows]}
+        return {"winner": self.winner, "how": str(self.how), "rows": [list(r) for r in self.rows]}
 
 
 class Oceans11(Game):
@@ -138,7 +150,7 @@ class Oceans11(Game):
                 continue
             weaker = 0 if mine < theirs else 1
             if not self.cards_left(weaker):
-                self._win(1 - weaker, "no cards")
+                self._win(1 - weaker, HandEnd.NO_CARDS)
                 continue
             self.deciding = weaker
             return
@@ -149,7 +161,7 @@ class Oceans11(Game):
             self.over = True
         elif len(have) == 1:  # the run: one card turned, one hand won
             self._turn(have[0])
-            self._win(have[0], "run")
+            self._win(have[0], HandEnd.RUN)
         else:
             self._turn(0)
             self._turn(1)
@@ -158,21 +170,21 @@ class Oceans11(Game):
     def _tie(self) -> None:
         empty = [seat for seat in range(2) if not self.cards_left(seat)]
         if len(empty) == 2:
-            self._end_hand(None, "void")
+            self._end_hand(None, HandEnd.VOID)
             self.over = True
         elif empty:
-            self._win(1 - empty[0], "no cards")
+            self._win(1 - empty[0], HandEnd.NO_CARDS)
         else:
             self._turn(0)
             self._turn(1)
 
-    def _win(self, seat: Seat, how: str) -> None:
+    def _win(self, seat: Seat, how: HandEnd) -> None:
         self.wins[seat] += 1
         self._end_hand(seat, how)
         if self.wins[seat] >= self.spec.target:
             self.over = True
 
-    def _end_hand(self, winner: Seat | None, how: str) -> None:
+    def _end_hand(self, winner: Seat | None, how: HandEnd) -> None:
         rows = (tuple(format_cards(self.rows[0].cards)), tuple(format_cards(self.rows[1].cards)))
         self.outcomes.append(HandOutcome(winner, how, rows))
         for seat in range(2):
@@ -207,7 +219,7 @@ class Oceans11(Game):
         if action == DEAL:
             self._turn(seat)
         else:
-            self._win(1 - seat, "conceded")
+            self._win(1 - seat, HandEnd.CONCEDED)
         self._advance()
 
     def fallback_action(self, seat: Seat) -> Action:

@@ -117,7 +117,7 @@ def test_each_fault_retires_the_seat_and_the_match_completes(
 def _race_in_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     from judge import games
 
-    monkeypatch.setitem(games.GAMES, "race", "tests.judge.toygame:Race")
+    monkeypatch.setitem(games.GAMES, "race", Race)
 
 
 def test_the_other_seat_keeps_playing_and_its_results_stand() -> None:

@@ -79,6 +79,8 @@ def frames(record: Mapping[str, Any], index: int, perspective: int | None) -> JS
     return {
         "index": index,
         "game": game.name,
+        "renderer": game.renderer or "generic",
+        "private_keys": list(game.private_keys),
         "variant": game.variant,
         "players": game.players,
         "perspective": perspective,

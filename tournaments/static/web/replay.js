@@ -58,7 +58,7 @@
     showStep();
     const table = $("rv-table");
     table.replaceChildren();
-    const render = RENDER[d.game] || renderRaw;
+    const render = RENDER[d.renderer] || renderGeneric;
     render(table, view(), d, state.pos === total);
     $("rv-raw").textContent = JSON.stringify(view(), null, 1);
   }
@@ -227,8 +227,39 @@
     }
   }
 
-  function renderRaw(table, v) {
-    table.append(el("pre", "log", JSON.stringify(v, null, 1)));
+  /* The generic renderer: any game readably, from its observation and its private keys. */
+
+  const CARD_TEXT = /^([2-9TJQKA][cdhsx]|JK)$/;
+
+  function isCards(value) {
+    return Array.isArray(value) && value.length > 0 &&
+      value.every((c) => typeof c === "string" && CARD_TEXT.test(c));
+  }
+
+  function shown(value) {
+    if (typeof value === "string" && CARD_TEXT.test(value)) return row([value]);
+    if (isCards(value)) return row(value);
+    if (value === null || typeof value !== "object") return String(value);
+    return el("code", "", JSON.stringify(value));
+  }
+
+  function renderGeneric(table, v, d) {
+    const secret = d.private_keys || [];
+    const grid = el("div", "seats");
+    for (let seat = 0; seat < d.players; seat++) {
+      const box = seatBox(d, seat, v);
+      const own = v.private ? v.private[seat] : (v.seat === seat ? v : null);
+      secret.forEach((key) => {
+        const value = own ? own[key] : null;
+        box.append(line(key, value === null || value === undefined ? backs(1, "hidden from this seat") : shown(value)));
+      });
+      grid.append(box);
+    }
+    table.append(grid);
+    const facts = el("div", "public-facts");
+    Object.keys(v).filter((key) => key !== "private" && !secret.includes(key))
+      .forEach((key) => facts.append(line(key, shown(v[key]))));
+    table.append(facts);
   }
 
   const RENDER = { oceans11: renderOceans, bigtwo: renderBigTwo, fifteen35: renderFifteen };
