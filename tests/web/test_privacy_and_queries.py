@@ -216,6 +216,7 @@ def test_the_tournament_form_says_what_is_wrong() -> None:
     assert "fifteen35 has no option &#x27;jokers&#x27;" in text
     text = client.post(address, {**form, "options": '{"hands": 100000}'}).content.decode()
     assert "fifteen35 option &#x27;hands&#x27; must be a whole number from 0 to 64" in text
+    assert "<code>hands</code>: hands in one game (0: one per player) (0 to 64; default 0)" in text
     text = client.post(address, {**form, "options": "{hands: 1}"}).content.decode()
     assert "not JSON (Expecting property name enclosed in double quotes" in text
     assert not Tournament.objects.exists()
