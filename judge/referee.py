@@ -42,6 +42,12 @@ GameMaker = Callable[[int, int, "str | None", Mapping[str, Any]], Game]
 StartBot = Callable[[int], BotChannel]
 #: Told, before each block's ``start`` calls, which bots it will start (not retired ones).
 AnnounceStarts = Callable[[list[int]], None]
+#: Asked before every move and block: True when the match must stop (it was cancelled).
+StopCheck = Callable[[], bool]
+
+
+class MatchStopped(Exception):
+    """The caller's ``stop`` check asked the match to stop; there is no outcome."""
 
 
 @dataclass(frozen=True)
@@ -277,9 +283,11 @@ class Referee:
         make_game: GameMaker,
         clock: Callable[[], float],
         announce: AnnounceStarts | None = None,
+        stop: StopCheck | None = None,
     ) -> None:
         self.spec = spec
         self.announce = announce
+        self.stop = stop
         self.infos = list(bots)
         self.players = len(self.infos) if spec.players is None else spec.players
         if self.players != len(self.infos):
@@ -321,6 +329,10 @@ class Referee:
             self._retire(
                 bot, _Retire(CLOSED, f"could not send {message['type']}: {error}"), **where
             )
+
+    def _check_stop(self) -> None:
+        if self.stop is not None and self.stop():
+            raise MatchStopped("the match was stopped before it ended")
 
     # Phases of the match.
 
@@ -379,6 +391,7 @@ class Referee:
     def _play_game(self, index: int, deal: int, seating: list[int], game: Game) -> JSONDict:
         times: list[float | None] = []
         while not game.is_over():
+            self._check_stop()
             seat = game.to_act()[0]
             bot = self.bots[seating[seat]]
             action: Action | None = None
@@ -419,6 +432,7 @@ class Referee:
         first = self._new_game(0)  # refuses a bad variant or option before any bot starts
         try:
             for block in blocks(schedule(self.spec, self.players)):
+                self._check_stop()
                 self._start_bots()
                 self._greet(first, block[0][2], len(block))
                 for index, deal, seating in block:
@@ -527,6 +541,7 @@ def play_match(
     make_game: GameMaker | None = None,
     clock: Callable[[], float] = time.monotonic,
     announce: AnnounceStarts | None = None,
+    stop: StopCheck | None = None,
 ) -> MatchOutcome:
     """Play a whole match and return its outcome (call ``.to_json()`` to store it).
 
@@ -545,6 +560,8 @@ def play_match(
     time source for every deadline and must be the one the channels' ``recv`` uses.
     ``announce``, if given, is told before each block which bots ``start`` will be asked
     for (all of them, then those not retired), so a caller can start them together.
+    ``stop``, if given, is asked before every move and every block; when it says True the
+    bots are closed and MatchStopped is raised (a cancelled match ends between moves).
     """
     maker = make_game or default_game_maker(spec.game)
-    return Referee(spec, bots, start, maker, clock, announce).run()
+    return Referee(spec, bots, start, maker, clock, announce, stop).run()

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class Bot(models.Model):
@@ -195,6 +196,18 @@ class Match(models.Model):
     #: Position in the global order in which ratings were updated (null: not rated yet).
     rating_seq = models.BigIntegerField(null=True, blank=True, db_index=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
+    #: When a tournament's match was sent to the broker (tournaments.dispatch); null while
+    #: it waits in the database for a free slot. Quick matches are sent at once.
+    sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: Who asked for a quick match (tournament matches belong to the tournament's owner).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="quick_matches",
+    )
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import tempfile
+import threading
 import time
 import zipfile
 import zlib
@@ -22,7 +23,7 @@ from judge.bots import house_policy
 from judge.channel import BotChannel
 from judge.cli import sandboxing
 from judge.players import PolicyChannel, house_seed
-from judge.referee import BotInfo, MatchSpec, TimeControl, play_match
+from judge.referee import BotInfo, MatchSpec, MatchStopped, TimeControl, play_match
 from sandbox.backend import Backend
 from sandbox.channel import Channel
 from sandbox.limits import Limits
@@ -35,6 +36,46 @@ class InfrastructureError(RuntimeError):
 
 class UnreadableCode(ValueError):
     """A stored bot's code is not a zip that unpacks safely: no retry can change that."""
+
+
+__all__ = ["MatchStopped"]  # re-exported: what play() raises once its StopSignal is set
+
+
+class StopSignal:
+    """Set from another thread to stop a match being played: the referee stops at its
+    next move, and every bot started so far is closed now (a bot waiting out a long move
+    is not waited for), so its container goes within moments."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._channels: list[Channel] = []
+        #: Why the match was stopped (the first reason given).
+        self.reason = ""
+
+    def __call__(self) -> bool:
+        return self._event.is_set()
+
+    def watch(self, channels: list[Channel]) -> None:
+        """Close these channels when the signal is set (at once if it already is)."""
+        with self._lock:
+            self._channels.extend(channels)
+        if self._event.is_set():
+            self._close(channels)
+
+    def set(self, reason: str = "stopped") -> None:
+        with self._lock:
+            if not self._event.is_set():
+                self.reason = reason
+            self._event.set()
+            channels = list(self._channels)
+        self._close(channels)
+
+    @staticmethod
+    def _close(channels: list[Channel]) -> None:
+        for channel in channels:
+            with contextlib.suppress(Exception):
+                channel.close()
 
 
 #: What a broken zip raises on opening or reading (bad CRC, truncated, unknown method).
@@ -144,10 +185,15 @@ def _prepare(plan: MatchPlan, index: int, workdir: Path) -> Path:
 
 
 def play(
-    plan: MatchPlan, backend: Callable[[], Backend], *, house_in_sandbox: bool = True
+    plan: MatchPlan,
+    backend: Callable[[], Backend],
+    *,
+    house_in_sandbox: bool = True,
+    stop: StopSignal | None = None,
 ) -> tuple[dict[str, Any], Timings]:
     """Play the match; raises InfrastructureError if a bot could not be started (worth
-    retrying), UnreadableCode if a stored bot's code cannot be unpacked (never worth it).
+    retrying), UnreadableCode if a stored bot's code cannot be unpacked (never worth it),
+    MatchStopped once ``stop`` is set (its bots are closed).
 
     House bots run in the sandbox like uploaded ones (same clocks, same costs) unless
     ``house_in_sandbox`` is off, when they are called in this process (faster, for tests).
@@ -190,7 +236,10 @@ def play(
                         folders[j] = _prepare(plan, j, Path(workdir))
                 env = sandboxing.bot_environment(sandbox[0])
                 seats = [SeatStart(folders[j], seat_label(plan, j), limits, env) for j in wanted]
-                pending.update(zip(wanted, start_many(sandbox[0], seats), strict=True))
+                started = start_many(sandbox[0], seats)
+                pending.update(zip(wanted, started, strict=True))
+                if stop is not None:
+                    stop.watch(list(started))
             except InfrastructureError:
                 raise
             except Exception as error:
@@ -208,7 +257,7 @@ def play(
 
         began = time.perf_counter()
         try:
-            outcome = play_match(spec, bots, start, announce=start_together)
+            outcome = play_match(spec, bots, start, announce=start_together, stop=stop)
         finally:
             for channel in pending.values():
                 with contextlib.suppress(Exception):

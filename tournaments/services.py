@@ -20,7 +20,7 @@ from django.utils import timezone
 from judge.engine import GameError, Settings
 from judge.games import game_class
 from judge.rng import derive_seed
-from tournaments import ratings
+from tournaments import dispatch, ratings
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
 from tournaments.schedule import schedule
 
@@ -106,7 +106,8 @@ def create_tournament(
 
 @transaction.atomic
 def start_tournament(tournament_id: int) -> Tournament:
-    """Make every match of the schedule and queue them, in the schedule's order."""
+    """Make every match of the schedule, queued in the database; the dispatcher sends
+    them to the workers a few at a time, in the schedule's order (tournaments.dispatch)."""
     tournament = _locked_tournament(tournament_id, [Tournament.Status.DRAFT], ", not a draft")
     entrants = list(tournament.participants.order_by("id"))
     tables = schedule(len(entrants), tournament.table_size, tournament.rounds, tournament.seed)
@@ -134,17 +135,21 @@ def start_tournament(tournament_id: int) -> Tournament:
     tournament.matches_done = 0
     tournament.started_at = now
     tournament.save()
-    _enqueue(tournament.matches.order_by("number").values_list("id", flat=True))
+    dispatch.dispatch_after_commit()
     return tournament
 
 
 @transaction.atomic
 def cancel_tournament(tournament_id: int) -> Tournament:
-    """Stop queueing: queued matches are cancelled; matches being played still finish."""
+    """Cancel every match not over: queued ones at once; a running one's worker sees its
+    match cancelled within MATCH_WATCH_SECONDS, stops it and removes its bots."""
     tournament = _locked_tournament(tournament_id, [Tournament.Status.RUNNING], ", not running")
-    tournament.matches.filter(status=Match.Status.QUEUED).update(status=Match.Status.CANCELLED)
+    tournament.matches.filter(status__in=(Match.Status.QUEUED, Match.Status.RUNNING)).update(
+        status=Match.Status.CANCELLED, lease_expires_at=None, sent_at=None
+    )
     tournament.status = Tournament.Status.CANCELLED
     tournament.save(update_fields=["status"])
+    dispatch.dispatch_after_commit()
     return tournament
 
 
@@ -157,10 +162,10 @@ def resume_tournament(tournament_id: int) -> Tournament:
         "; nothing to resume",
     )
     waiting = tournament.matches.filter(status__in=(Match.Status.CANCELLED, Match.Status.QUEUED))
-    waiting.update(status=Match.Status.QUEUED, enqueued_at=timezone.now())
+    waiting.update(status=Match.Status.QUEUED, enqueued_at=timezone.now(), sent_at=None)
     tournament.status = Tournament.Status.RUNNING
     tournament.save(update_fields=["status"])
-    _enqueue(waiting.order_by("number").values_list("id", flat=True))
+    dispatch.dispatch_after_commit()
     _close_if_complete(tournament.pk)
     return tournament
 
@@ -174,11 +179,13 @@ def _locked_tournament(tournament_id: int, allowed: list[str], otherwise: str) -
     return tournament
 
 
-def _enqueue(match_ids: Iterable[int]) -> None:
-    from tournaments.tasks import play_match  # the tasks module imports this one
-
-    ids = list(match_ids)
-    transaction.on_commit(lambda: [play_match.delay(match_id) for match_id in ids])
+def _enqueue(matches: Iterable[Match]) -> None:
+    """Send queued matches on after commit: a tournament's wait for the dispatcher's
+    slots, a quick match goes straight to the interactive queue."""
+    matches = list(matches)
+    if any(match.tournament_id is not None for match in matches):
+        dispatch.dispatch_after_commit()
+    dispatch.send([m for m in matches if m.tournament_id is None], dispatch.INTERACTIVE)
 
 
 def _close_if_complete(tournament_id: int | None) -> None:
@@ -193,6 +200,7 @@ def _count_done(match: Match) -> None:
     if match.tournament_id is not None:
         Tournament.objects.filter(pk=match.tournament_id).update(matches_done=F("matches_done") + 1)
         _close_if_complete(match.tournament_id)
+        dispatch.dispatch_after_commit()  # its slot is free
 
 
 # Matches: claim, lease, finish.
@@ -236,6 +244,11 @@ def renew_lease(match_id: int, attempt: int) -> bool:
         )
         == 1
     )
+
+
+def holds_match(match_id: int, attempt: int) -> bool:
+    """Whether ``attempt`` still holds the running match (False once it was cancelled)."""
+    return Match.objects.filter(pk=match_id, attempt=attempt, status=Match.Status.RUNNING).exists()
 
 
 @transaction.atomic
@@ -348,8 +361,9 @@ def _retry_or_fail(match: Match, reason: str, gave_up: str = "") -> bool:
         return False
     match.status = Match.Status.QUEUED
     match.enqueued_at = timezone.now()
+    match.sent_at = None
     match.save()
-    _enqueue([match.pk])
+    _enqueue([match])
     return True
 
 
@@ -383,12 +397,35 @@ def reap_matches() -> dict[str, int]:
     if Match.objects.filter(started_at__gte=stale).exists():
         return counts  # workers are busy: old queued matches are waiting, not lost
     with transaction.atomic():
-        lost = Match.objects.filter(status=Match.Status.QUEUED, enqueued_at__lt=stale)
-        ids = list(lost.values_list("id", flat=True))
-        lost.update(enqueued_at=now)
-        _enqueue(ids)
-        counts["resent"] = len(ids)
+        quick = Match.objects.filter(
+            status=Match.Status.QUEUED, tournament__isnull=True, enqueued_at__lt=stale
+        )
+        sent = Match.objects.filter(
+            status=Match.Status.QUEUED, tournament__isnull=False, sent_at__lt=stale
+        )
+        lost = list(quick) + list(sent)
+        Match.objects.filter(pk__in=[m.pk for m in lost]).update(enqueued_at=now, sent_at=None)
+        _enqueue(lost)
+        counts["resent"] = len(lost)
     return counts
+
+
+@transaction.atomic
+def stop_match(match_id: int, attempt: int, reason: str) -> bool:
+    """Record that a worker stopped the match (cancelled while it was played); True if
+    it was this attempt's (then it is cancelled, with the reason; resume queues it again)."""
+    match = Match.objects.select_for_update().filter(pk=match_id, attempt=attempt).first()
+    stoppable = (Match.Status.RUNNING, Match.Status.CANCELLED)
+    if match is None or match.status not in stoppable:
+        dispatch.dispatch_after_commit()
+        return False
+    match.status = Match.Status.CANCELLED
+    match.failure += f"attempt {attempt}: {reason}\n"
+    match.lease_expires_at = None
+    match.sent_at = None
+    match.save()
+    dispatch.dispatch_after_commit()
+    return True
 
 
 def _requeue_expired(match: Match) -> bool:

@@ -7,6 +7,8 @@ import os
 import re
 from pathlib import Path
 
+from kombu import Queue
+
 from tournaments.env import (
     SettingError,
     env_bool,
@@ -153,6 +155,34 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": REAPER_INTERVAL_SECONDS,
     },
 }
+
+# Fair scheduling (tournaments.dispatch, docs/deploy.md). Two queues: "interactive" (checks,
+# quick matches, the reaper) and "tournaments". At most TOURNAMENT_SLOTS tournament matches
+# are in flight; each free slot goes to the owner with the fewest in flight. Keep it below
+# the number of worker processes, so that one is always free for the interactive queue.
+CELERY_TASK_QUEUES = (Queue("interactive"), Queue("tournaments"))
+CELERY_TASK_DEFAULT_QUEUE = "interactive"
+TOURNAMENT_SLOTS = env_int("TOURNAMENT_SLOTS", 1)
+# A running match's worker looks this often whether it was cancelled (then it stops it and
+# removes its bots).
+MATCH_WATCH_SECONDS = env_float("MATCH_WATCH_SECONDS", 2.0)
+# Each match's wall-clock budget (tournaments.clocks): derived from its time control, at
+# most this many seconds; the hard limit comes MATCH_BUDGET_GRACE_SECONDS after it.
+MATCH_BUDGET_CAP_SECONDS = env_int("MATCH_BUDGET_CAP_SECONDS", 300)
+MATCH_BUDGET_GRACE_SECONDS = env_int("MATCH_BUDGET_GRACE_SECONDS", 30)
+for _name, _value in [
+    ("TOURNAMENT_SLOTS", TOURNAMENT_SLOTS),
+    ("MATCH_WATCH_SECONDS", MATCH_WATCH_SECONDS),
+    ("MATCH_BUDGET_CAP_SECONDS", MATCH_BUDGET_CAP_SECONDS),
+    ("MATCH_BUDGET_GRACE_SECONDS", MATCH_BUDGET_GRACE_SECONDS),
+]:
+    if _value <= 0:
+        raise SettingError(f"{_name}={_value}: must be positive")
+if MATCH_BUDGET_CAP_SECONDS + 2 * MATCH_BUDGET_GRACE_SECONDS >= CELERY_VISIBILITY_TIMEOUT:
+    raise SettingError(
+        f"MATCH_BUDGET_CAP_SECONDS + 2 x MATCH_BUDGET_GRACE_SECONDS must stay below "
+        f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT}"
+    )
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -24,7 +24,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from judge.engine import GameError
 from sandbox.backend import Backend
-from tournaments import runner, services
+from tournaments import clocks, dispatch, runner, services
 from tournaments.instance import judge_instance
 from tournaments.models import Match
 
@@ -32,27 +32,41 @@ log = logging.getLogger(__name__)
 
 
 class LeaseKeeper(threading.Thread):
-    """Renews the lease of one attempt every third of the lease until stopped.
+    """Renews the lease of one attempt every third of the lease, and every
+    MATCH_WATCH_SECONDS looks whether the attempt still holds the match, until stopped.
 
-    ``lost`` is set when the renewal finds that another attempt holds the match.
+    When it does not (the match was cancelled, or another attempt has it), ``lost`` is
+    set and so is the match's StopSignal: the referee stops and the bots are closed.
     """
 
-    def __init__(self, match_id: int, attempt: int) -> None:
+    def __init__(self, match_id: int, attempt: int, signal: runner.StopSignal) -> None:
         super().__init__(name=f"lease-{match_id}", daemon=True)
         self.match_id = match_id
         self.attempt = attempt
+        self.signal = signal
         self.stopped = threading.Event()
         self.lost = threading.Event()
 
     def run(self) -> None:
+        renew_every = settings.MATCH_LEASE_SECONDS / 3
+        tick = min(settings.MATCH_WATCH_SECONDS, renew_every)
+        renewal = time.monotonic() + renew_every
         try:
-            while not self.stopped.wait(settings.MATCH_LEASE_SECONDS / 3):
+            while not self.stopped.wait(tick):
                 try:
-                    if not services.renew_lease(self.match_id, self.attempt):
-                        self.lost.set()
-                        return
+                    # Due within half a tick: renew now rather than a whole tick late.
+                    if time.monotonic() >= renewal - tick / 2:
+                        renewal = time.monotonic() + renew_every
+                        held = services.renew_lease(self.match_id, self.attempt)
+                    else:
+                        held = services.holds_match(self.match_id, self.attempt)
                 except DatabaseError:
                     log.warning("match %s: could not renew the lease", self.match_id)
+                    continue
+                if not held:
+                    self.lost.set()
+                    self.signal.set()
+                    return
         finally:
             connection.close()
 
@@ -113,14 +127,26 @@ def play_match(self: Any, match_id: int) -> str:
         raise self.retry(exc=error, countdown=5) from None
     if attempt is None:
         return "not claimed"
-    keeper = LeaseKeeper(match_id, attempt)
+    signal = runner.StopSignal()
+    keeper = LeaseKeeper(match_id, attempt, signal)
     keeper.start()
+    budget: threading.Timer | None = None
     try:
         plan = load_plan(match_id)
         database = time.perf_counter() - began
+        seconds = clocks.plan_budget(plan)
+        budget = threading.Timer(seconds, signal.set, kwargs={"reason": f"budget:{seconds}"})
+        budget.daemon = True
+        budget.start()
         outcome, timings = runner.play(
-            plan, sandbox_backend, house_in_sandbox=settings.JUDGE_HOUSE_BOTS == "sandbox"
+            plan,
+            sandbox_backend,
+            house_in_sandbox=settings.JUDGE_HOUSE_BOTS == "sandbox",
+            stop=signal,
         )
+    except runner.MatchStopped:
+        keeper.stop()
+        return stopped(match_id, attempt, signal.reason)
     except runner.InfrastructureError as error:
         keeper.stop()
         services.release_match(match_id, attempt, str(error))
@@ -137,6 +163,9 @@ def play_match(self: Any, match_id: int) -> str:
         keeper.stop()
         # The lease runs out by the retry, so the retry (or the reaper) can claim it again.
         raise self.retry(exc=error, countdown=settings.MATCH_LEASE_SECONDS + 1) from None
+    finally:
+        if budget is not None:
+            budget.cancel()
     keeper.stop()
     stored = time.perf_counter()
     figures = {"sandbox_start": timings.sandbox_start, "referee": timings.referee}
@@ -150,10 +179,24 @@ def play_match(self: Any, match_id: int) -> str:
     return "stored" if done else "lost the lease"
 
 
+def stopped(match_id: int, attempt: int, reason: str) -> str:
+    """Record a match the StopSignal ended: past its budget it fails for good (a bot too
+    slow for its clocks); cancelled, it stays cancelled (resume plays it again)."""
+    if reason.startswith("budget:"):
+        spent = reason.split(":", 1)[1]
+        services.fail_match(match_id, attempt, f"ran past its wall-clock budget of {spent} s")
+        return "failed"
+    services.stop_match(match_id, attempt, "stopped: the match was cancelled")
+    return "stopped"
+
+
 @shared_task(acks_late=True)
 def reap_matches() -> dict[str, int]:
-    """Periodic (beat): requeue matches whose worker vanished; see services.reap_matches."""
-    return services.reap_matches()
+    """Periodic (beat): requeue matches whose worker vanished (services.reap_matches),
+    then fill the free tournament slots (a lost message or a dead worker freed one)."""
+    counts = services.reap_matches()
+    counts["dispatched"] = len(dispatch.dispatch())
+    return counts
 
 
 @worker_ready.connect

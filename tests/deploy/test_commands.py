@@ -165,7 +165,7 @@ def test_an_interrupted_match_goes_back_to_the_queue_at_once(
         services.claim_match(match_id, _foreground.tasks.worker_name(None))
         raise KeyboardInterrupt
 
-    claim_then_ctrl_c.delay = _foreground.tasks.play_match.delay  # type: ignore[attr-defined]
+    claim_then_ctrl_c.apply_async = _foreground.tasks.play_match.apply_async  # type: ignore[attr-defined]
     monkeypatch.setattr(_foreground.tasks, "play_match", claim_then_ctrl_c)
     with pytest.raises(CommandError, match="interrupted; run_tournament"):
         run("run_tournament", str(tournament.pk), "--no-progress")

@@ -344,6 +344,9 @@ def test_a_tournament_seed_is_random_and_secret_until_it_is_over(world: World) -
     stored = Tournament.objects.get(pk=made.json()["id"]).seed
     other = client.post("/api/tournaments/", {**entry, "table_size": 2}, format="json")
     assert stored not in (0, 7, Tournament.objects.get(pk=other.json()["id"]).seed)
+    # Cancelled, it can be resumed and its matches played from that seed: still secret.
+    Tournament.objects.filter(pk=made.json()["id"]).update(status=Tournament.Status.CANCELLED)
+    assert client.get(f"/api/tournaments/{made.json()['id']}/").json()["seed"] is None
     Tournament.objects.filter(pk=made.json()["id"]).update(status=Tournament.Status.FINISHED)
     assert client.get(f"/api/tournaments/{made.json()['id']}/").json()["seed"] == stored
 

@@ -194,7 +194,8 @@ def test_the_reaper_resends_queued_matches_only_when_no_worker_takes_any(
         services.start_tournament(tournament.pk)
         Match.objects.update(status=Match.Status.CANCELLED)  # lost: never played
     long_ago = timezone.now() - dt.timedelta(seconds=settings.MATCH_REQUEUE_AFTER_SECONDS + 1)
-    Match.objects.update(status=Match.Status.QUEUED, enqueued_at=long_ago)
+    # Sent to the broker long ago (the dispatcher gave them slots) and never claimed.
+    Match.objects.update(status=Match.Status.QUEUED, enqueued_at=long_ago, sent_at=long_ago)
     busy = Match.objects.first()
     assert busy is not None
     Match.objects.filter(pk=busy.pk).update(status=Match.Status.RUNNING, started_at=timezone.now())

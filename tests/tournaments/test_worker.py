@@ -7,7 +7,6 @@ the test database, and stops them by PID; tasks go through Redis db 15.
 from __future__ import annotations
 
 import signal
-import time
 
 import pytest
 from django.db import transaction
@@ -110,7 +109,8 @@ def test_a_match_whose_worker_is_killed_is_finished_by_another_and_counted_once(
         return match.status == Match.Status.RUNNING
 
     wait_for(running, 30, "the first worker to claim the match")
-    time.sleep(1.0)
+    # Its bots started (not a fixed sleep: a loaded machine starts containers slowly).
+    wait_for(lambda: containers_of(match) != [], 120, "the first worker's bots to start")
     workers.kill(doomed, signal.SIGKILL)
     match.refresh_from_db()
     assert (match.status, match.attempt, match.result) == (Match.Status.RUNNING, 1, None)

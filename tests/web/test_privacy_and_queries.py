@@ -119,7 +119,7 @@ def test_pages_cost_the_same_queries_for_few_and_many_rows() -> None:
 def test_a_running_match_shows_no_replay_and_bad_frame_requests_say_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(tasks.play_match, "delay", lambda match_id: None)  # nothing plays
+    monkeypatch.setattr(tasks.play_match, "apply_async", lambda *_, **__: None)  # none plays
     owner = make_user("owner")
     entrants = [quick_bot(owner, "oceans11", f"o{i}") for i in range(2)]
     tournament = services.create_tournament(owner, "waiting", "oceans11", entrants)
@@ -162,7 +162,7 @@ def test_an_owner_uploads_a_new_version_and_the_same_code_again(tmp_path: Path) 
 
 
 def test_only_the_tournaments_owner_may_cancel_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tasks.play_match, "delay", lambda match_id: None)  # nothing plays
+    monkeypatch.setattr(tasks.play_match, "apply_async", lambda *_, **__: None)  # none plays
     owner, other = make_user("owner"), make_user("other")
     entrants = [quick_bot(owner, "oceans11", f"o{i}") for i in range(3)]
     tournament = services.create_tournament(owner, "to cancel", "oceans11", entrants)

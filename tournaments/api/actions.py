@@ -8,6 +8,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -16,6 +17,7 @@ from judge.games import game_class
 from judge.rng import derive_seed
 from tournaments import services
 from tournaments.checks import enqueue_check
+from tournaments.dispatch import INTERACTIVE, send
 from tournaments.models import Bot, BotVersion, Match, Seat
 from tournaments.uploads import Bundle
 
@@ -57,6 +59,7 @@ def request_quick_match(
     house_bots: Sequence[str],
     games: int,
     seed: int | None = None,
+    requested_by: User | None = None,
 ) -> Match:
     """An unrated match of ``version`` against the chosen opponents, queued after commit."""
     game = version.bot.game
@@ -91,15 +94,10 @@ def request_quick_match(
             rated=False,
             seed=derive_seed(secrets.randbits(48) if seed is None else seed, "quick"),
             enqueued_at=timezone.now(),
+            requested_by=requested_by,
         )
         Seat.objects.bulk_create(
             Seat(match=match, index=i, version=seat) for i, seat in enumerate(seated)
         )
-        transaction.on_commit(lambda: _play(match.pk))
+        send([match], INTERACTIVE)
     return match
-
-
-def _play(match_id: int) -> None:
-    from tournaments.tasks import play_match
-
-    play_match.delay(match_id)

@@ -93,7 +93,12 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         opponents = find_versions(data["opponents"], "opponents")
         try:
             match = actions.request_quick_match(
-                version, opponents, data["house_bots"], data["games"], data.get("seed")
+                version,
+                opponents,
+                data["house_bots"],
+                data["games"],
+                data.get("seed"),
+                requested_by=request.user,  # type: ignore[arg-type]
             )
         except (services.ServiceError, GameError) as error:
             raise ValidationError({"opponents": [str(error)]}) from None

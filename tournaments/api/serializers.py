@@ -178,15 +178,15 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
     rounds = serializers.IntegerField(min_value=1, max_value=10, default=1)
     table_size = serializers.IntegerField(min_value=0, max_value=8, default=0)
     seed = serializers.SerializerMethodField(
-        help_text="drawn at random when the tournament is made, and shown once it is over: "
-        "anyone who knew it could work out every hidden card of its matches"
+        help_text="drawn at random when the tournament is made, and shown once it is finished "
+        "(never while a match of it can still be played, so not when cancelled: it may be "
+        "resumed): anyone who knew it could work out every hidden card of its matches"
     )
     progress = serializers.FloatField(read_only=True)
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_seed(self, tournament: Tournament) -> int | None:
-        over = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
-        return tournament.seed if tournament.status in over else None
+        return tournament.seed if tournament.status == Tournament.Status.FINISHED else None
 
     def validate_participants(self, value: list[BotVersion]) -> list[BotVersion]:
         if len(value) > MAX_PARTICIPANTS:

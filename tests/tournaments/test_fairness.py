@@ -1,0 +1,138 @@
+"""Fair scheduling with real workers: one user floods the judge, another is still served.
+
+Two worker processes take both queues; TOURNAMENT_SLOTS=1 keeps one of them free for the
+interactive queue. The bounds are counts of matches, never seconds: a loaded machine
+makes everything slower but does not change who goes first.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Q
+from pytest_django.fixtures import Settings as SettingsWrapper
+
+from tests.tournaments.conftest import Workers, first_legal, wait_for
+from tests.tournaments.test_worker import containers_of, ready
+from tournaments import services
+from tournaments.api import actions
+from tournaments.models import Bot, BotVersion, Match, Tournament, bundle_code
+from tournaments.uploads import Bundle
+
+pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
+GAME = "bigtwo"
+
+
+def round_robin(owner: User, entrants: int, rounds: int = 1, delay: float = 0.0) -> Tournament:
+    versions = [first_legal(GAME, f"{owner.username}-{i}", delay) for i in range(entrants)]
+    Bot.objects.filter(versions__in=versions).update(owner=owner)
+    return services.create_tournament(
+        owner, f"{owner.username}'s cup", GAME, versions, table_size=2, rounds=rounds
+    )
+
+
+def start(tournament: Tournament) -> None:
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+
+
+def over(tournament: Tournament) -> bool:
+    tournament.refresh_from_db()
+    return tournament.status == Tournament.Status.FINISHED
+
+
+def started(of: Tournament) -> int:
+    return Match.objects.filter(tournament=of, started_at__isnull=False).count()
+
+
+def test_a_flood_does_not_hold_up_another_users_check_or_small_tournament(
+    workers: Workers, settings: SettingsWrapper
+) -> None:
+    settings.TOURNAMENT_SLOTS = 1
+    workers.env["TOURNAMENT_SLOTS"] = "1"
+    for name in ("one", "two"):
+        workers.start(name)
+    for name in ("one", "two"):
+        ready(workers, name)
+    flooder, small = User.objects.create(username="flood"), User.objects.create(username="small")
+    flood = round_robin(flooder, entrants=5, rounds=3)  # 30 matches
+    mine = round_robin(small, entrants=3)  # 3 matches
+    start(flood)
+    wait_for(lambda: started(flood) >= 2, 120, "the flood to be under way")
+
+    # A new version's check (interactive queue): claimed while the flood plays on.
+    bot = Bot.objects.create(owner=small, game=GAME, name="newcomer")
+    code, digest = bundle_code({"main.py": b"print('not a bot')\n"})
+    before_check = started(flood)
+    with transaction.atomic():
+        upload = Bundle(files={}, code=code, content_hash=digest)
+        version, _ = actions.upload_version(bot, upload)
+
+    def claimed() -> bool:
+        version.refresh_from_db()
+        return version.status != BotVersion.Status.PENDING
+
+    wait_for(claimed, 120, "the check to be claimed")
+    # The free process took it at once: at most the one flood match that was sent as it
+    # arrived started meanwhile (FIFO: all 28 waiting would have gone first).
+    assert started(flood) - before_check <= 2
+
+    before_small = started(flood)
+    start(mine)
+    wait_for(lambda: over(mine), 300, "the small tournament to finish")
+    # The flood's matches started while the small one ran: one per slot turn of the small
+    # user at most (3), plus the one in flight when it started.
+    assert started(flood) - before_small <= 4
+    assert not over(flood)
+    wait_for(
+        lambda: BotVersion.objects.filter(
+            pk=version.pk, status=BotVersion.Status.REJECTED
+        ).exists(),
+        300,
+        "the check's verdict",
+    )
+    services.cancel_tournament(flood.pk)
+
+
+@pytest.mark.docker
+def test_cancel_stops_a_running_match_and_removes_its_containers(workers: Workers) -> None:
+    workers.env["JUDGE_SANDBOX"] = "docker"
+    owner = User.objects.create(username="canceller")
+    # About 300 moves at 0.3 s: far longer than the wait below, and than the budget's cap.
+    tournament = round_robin(owner, entrants=2, delay=0.3)
+    Tournament.objects.filter(pk=tournament.pk).update(games_per_pairing=10)
+    workers.start("only")
+    ready(workers, "only")
+    start(tournament)
+    match = Match.objects.get(tournament=tournament)
+    wait_for(lambda: containers_of(match) != [], 120, "the match's bots to start")
+    services.cancel_tournament(tournament.pk)
+    wait_for(lambda: containers_of(match) == [], 120, "the cancelled match's bots to go")
+
+    def stopped() -> bool:
+        return "stopped: the match was cancelled" in Match.objects.get(pk=match.pk).failure
+
+    wait_for(stopped, 60, "the worker to record the stop")
+    match.refresh_from_db()
+    assert (match.status, match.result) == (Match.Status.CANCELLED, None)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.CANCELLED and tournament.matches_done == 0
+
+
+def test_a_match_past_its_budget_is_stopped_and_failed(
+    workers: Workers, settings: SettingsWrapper
+) -> None:
+    settings.MATCH_BUDGET_CAP_SECONDS = 3
+    workers.env["MATCH_BUDGET_CAP_SECONDS"] = "3"
+    owner = User.objects.create(username="slowpoke")
+    tournament = round_robin(owner, entrants=2, delay=0.3)  # far more than 3 s of moves
+    workers.start("only")
+    ready(workers, "only")
+    start(tournament)
+    wait_for(lambda: over(tournament), 120, "the slow match to be given up")
+    match = Match.objects.get(tournament=tournament)
+    assert match.status == Match.Status.FAILED and match.result is None
+    assert "ran past its wall-clock budget of 3 s" in match.failure
+    assert match.attempt == 1, "a budget overrun is not retried"
+    assert not Match.objects.filter(~Q(pk=match.pk)).exists()
