@@ -34,6 +34,8 @@ def configure(bench: str, broker: str, sandbox: str) -> None:
     os.environ["CELERY_BROKER_URL"] = broker
     os.environ["JUDGE_SANDBOX"] = sandbox
     os.environ["JUDGE_HOUSE_BOTS"] = "sandbox"
+    # Throughput benches keep every worker busy (tournaments.dispatch's slots).
+    os.environ.setdefault("TOURNAMENT_SLOTS", "16")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
     warnings.filterwarnings("ignore", message="the local backend runs bots")
     django.setup()
