@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import secrets
 import tempfile
 import time
 from collections.abc import Callable
@@ -36,13 +37,15 @@ from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
 from tournaments import runner
+from tournaments.clocks import standard_time_control
 from tournaments.instance import judge_instance
 from tournaments.models import BotVersion
 
 log = logging.getLogger(__name__)
 
-#: The check's clocks: shorter than a tournament's, so a silent bot is found quickly.
-CHECK_TIME_CONTROL = {"startup_s": 10.0, "move_s": 1.0, "bank_s": 2.0}
+#: The check's clocks: the standard ones of rated play, so that a bot cannot tell a check
+#: from a rated match by its ``hello`` (nor behave well only when checked).
+CHECK_TIME_CONTROL = standard_time_control()
 #: The house bot that fills the other seats.
 CHECK_OPPONENT = "random"
 #: How long a bot may take to exit after ``match_over``.
@@ -123,8 +126,10 @@ def run_check(
         return rejected_unplayed(unreadable, time.perf_counter() - began)
     matches: list[dict[str, Any]] = []
     logs: list[str] = []
+    # Drawn afresh (not derived from public ids): the deals cannot be known in advance.
+    seed = secrets.randbits(62)
     for players, variant in check_tables(game):
-        summary, bot_log = check_match(game, players, code, version_id, backend, variant)
+        summary, bot_log = check_match(game, players, code, version_id, backend, variant, seed)
         matches.append(summary)
         logs.append(f"--- {variant or 'standard'} match with {players} players ---\n{bot_log}")
     probes = [probe_exit(game, code, backend)]
@@ -181,21 +186,24 @@ def check_match(
     version_id: int,
     backend: Callable[[], Backend],
     variant: str = "",
+    seed: int | None = None,
 ) -> tuple[dict[str, Any], str]:
-    """Play the bot in seat 0 against house bots; its summary and the bot's log."""
-    seats = [runner.SeatPlan(name="candidate", content_hash="", code=code)]
-    seats += [
-        runner.SeatPlan(
-            name=f"house:{CHECK_OPPONENT}", content_hash="", house_policy=CHECK_OPPONENT
-        )
-        for _ in range(players - 1)
-    ]
+    """Play the bot in a random seat against house bots; its summary and the bot's log.
+
+    The seed is secret (drawn per check) and the seat random, so a bot cannot recognise a
+    check by its cards or by always sitting first."""
+    seat = secrets.randbelow(players)
+    house = runner.SeatPlan(
+        name=f"house:{CHECK_OPPONENT}", content_hash="", house_policy=CHECK_OPPONENT
+    )
+    seats = [house] * players
+    seats[seat] = runner.SeatPlan(name="candidate", content_hash="", code=code)
     plan = runner.MatchPlan(
         match_id=version_id,
         game=game,
         variant=variant,
         options=dict(game_class(game).check_options),  # keeps each check match short
-        seed=derive_seed(version_id, "check", players, variant),
+        seed=derive_seed(secrets.randbits(62) if seed is None else seed, players, variant),
         games=1,
         duplicate=False,
         time_control=dict(CHECK_TIME_CONTROL),
@@ -208,11 +216,12 @@ def check_match(
         outcome, _ = runner.play(plan, backend, house_in_sandbox=False)
     except GameError as error:  # the check's own request is wrong: a bug here, not the bot's
         raise runner.InfrastructureError(f"the check match could not be set up: {error}") from None
-    bot_log = outcome["logs"][0] if outcome.get("logs") else ""
-    faults = [f for f in outcome["faults"] if f["bot"] == 0]
+    bot_log = outcome["logs"][seat] if outcome.get("logs") else ""
+    faults = [f for f in outcome["faults"] if f["bot"] == seat]
     problem = describe_fault(faults[0], players, variant, bot_log) if faults else ""
     summary = {
         "players": players,
+        "seat": seat,
         "variant": variant or "standard",
         "scores": outcome["scores"],
         "places": outcome["places"],

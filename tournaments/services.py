@@ -111,6 +111,9 @@ def start_tournament(tournament_id: int) -> Tournament:
     tournament = _locked_tournament(tournament_id, [Tournament.Status.DRAFT], ", not a draft")
     entrants = list(tournament.participants.order_by("id"))
     tables = schedule(len(entrants), tournament.table_size, tournament.rounds, tournament.seed)
+    from tournaments import quotas  # it imports this module (ServiceError)
+
+    quotas.check_start(tournament.owner, len(tables))
     now = timezone.now()
     for number, table in enumerate(tables):
         match = Match.objects.create(

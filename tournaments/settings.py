@@ -184,6 +184,14 @@ if MATCH_BUDGET_CAP_SECONDS + 2 * MATCH_BUDGET_GRACE_SECONDS >= CELERY_VISIBILIT
         f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT}"
     )
 
+# Per-user quotas (tournaments.quotas, docs/deploy.md): matches waiting to be played (queued
+# or running) over all the user's tournaments, tournaments running at once, quick matches
+# and new bot versions an hour. Refused with 429 and Retry-After (API) or a form message.
+QUOTA_MATCHES_QUEUED = env_int("QUOTA_MATCHES_QUEUED", 500)
+QUOTA_TOURNAMENTS_RUNNING = env_int("QUOTA_TOURNAMENTS_RUNNING", 3)
+QUOTA_QUICK_MATCHES_PER_HOUR = env_int("QUOTA_QUICK_MATCHES_PER_HOUR", 60)
+QUOTA_UPLOADS_PER_HOUR = env_int("QUOTA_UPLOADS_PER_HOUR", 30)
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

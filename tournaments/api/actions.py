@@ -15,7 +15,7 @@ from django.utils import timezone
 from judge.bots import policies
 from judge.games import game_class
 from judge.rng import derive_seed
-from tournaments import services
+from tournaments import quotas, services
 from tournaments.checks import enqueue_check
 from tournaments.dispatch import INTERACTIVE, send
 from tournaments.models import Bot, BotVersion, Match, Seat
@@ -31,6 +31,8 @@ def upload_version(bot: Bot, bundle: Bundle) -> tuple[BotVersion, bool]:
     if bot.retired:
         raise services.ServiceError(f"bot {bot.name!r} is retired; it takes no new versions")
     known = bot.versions.filter(content_hash=bundle.content_hash).exists()
+    if not known:
+        quotas.check_upload(bot.owner)
     version = services.add_version(bot, bundle.code, bundle.content_hash)
     if not known:
         enqueue_check(version.pk)
@@ -85,6 +87,7 @@ def request_quick_match(
         )
     if not 1 <= games <= QUICK_MAX_GAMES:
         raise services.ServiceError(f"a quick match has 1 to {QUICK_MAX_GAMES} games, not {games}")
+    quotas.check_quick_match(requested_by)
     with transaction.atomic():
         seated = [version, *opponents]
         seated += [services.house_version(game, name) for name in house_bots]

@@ -20,11 +20,12 @@ from rest_framework.serializers import BaseSerializer
 from judge.engine import GameError
 from tournaments import services
 from tournaments.api import actions, filters, serializers
-from tournaments.api.errors import PayloadTooLarge
+from tournaments.api.errors import PayloadTooLarge, over_quota
 from tournaments.api.pagination import Pages
 from tournaments.api.permissions import ChangesBot, ChangesVersion, OwnsVersion, owns_bot
 from tournaments.api.throttles import UploadThrottle
 from tournaments.models import Bot, BotVersion
+from tournaments.quotas import QuotaExceeded
 from tournaments.uploads import Limits, UploadError, UploadTooLarge, read_upload
 
 
@@ -120,6 +121,8 @@ class BotViewSet(
             version, created = actions.upload_version(bot, bundle)
         except UploadTooLarge as error:
             raise PayloadTooLarge(str(error)) from None
+        except QuotaExceeded as error:
+            raise over_quota(error) from None
         except (UploadError, services.ServiceError) as error:
             raise ValidationError({"file": [str(error)]}) from None
         version = version_queryset().get(pk=version.pk)

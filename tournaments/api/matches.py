@@ -19,11 +19,12 @@ from judge.engine import GameError
 from tournaments import services
 from tournaments.api import actions, filters, serializers
 from tournaments.api.bots import version_queryset
-from tournaments.api.errors import Conflict
+from tournaments.api.errors import Conflict, over_quota
 from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.permissions import owns_version
 from tournaments.api.throttles import QuickMatchThrottle
 from tournaments.models import BotVersion, Match, Seat
+from tournaments.quotas import QuotaExceeded
 
 
 class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
@@ -100,6 +101,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
                 data.get("seed"),
                 requested_by=request.user,  # type: ignore[arg-type]
             )
+        except QuotaExceeded as error:
+            raise over_quota(error) from None
         except (services.ServiceError, GameError) as error:
             raise ValidationError({"opponents": [str(error)]}) from None
         match = self.get_queryset().get(pk=match.pk)

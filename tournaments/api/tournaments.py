@@ -18,9 +18,10 @@ from rest_framework.serializers import BaseSerializer
 from judge.engine import GameError
 from tournaments import services
 from tournaments.api import filters, serializers
-from tournaments.api.errors import Conflict
+from tournaments.api.errors import Conflict, over_quota
 from tournaments.api.permissions import ChangesTournament
 from tournaments.models import BotVersion, Tournament
+from tournaments.quotas import QuotaExceeded
 from tournaments.standings import tournament_table
 
 
@@ -70,6 +71,8 @@ class TournamentViewSet(
         check_entrants(list(tournament.participants.select_related("bot")), tournament.rated)
         try:
             services.start_tournament(tournament.pk)
+        except QuotaExceeded as error:
+            raise over_quota(error) from None
         except services.ServiceError as error:
             raise Conflict(str(error)) from None
         return Response(self.get_serializer(self.get_queryset().get(pk=tournament.pk)).data)

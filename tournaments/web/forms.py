@@ -54,6 +54,9 @@ class UploadForm(forms.Form):
         return checked(self.cleaned_data["name"])
 
 
+UNRATED = "Other clocks than the standard 1 s a move, 10 s bank, 10 s start-up: unrated."
+
+
 class TournamentForm(forms.Form):
     """A round robin of one game: its settings, its entrants and its clocks."""
 
@@ -61,14 +64,19 @@ class TournamentForm(forms.Form):
     variant = forms.ChoiceField()
     table_size = forms.TypedChoiceField(coerce=int, label="Players at a table")
     participants = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple)
-    games_per_pairing = forms.IntegerField(min_value=1, max_value=50, initial=2)
+    # The same bounds as the API's (TournamentSerializer).
+    games_per_pairing = forms.IntegerField(min_value=1, max_value=20, initial=2)
     rounds = forms.IntegerField(min_value=1, max_value=10, initial=1)
     duplicate = forms.BooleanField(
         required=False, initial=True, help_text="Replay each deal with the bots rotated."
     )
-    move_s = forms.FloatField(min_value=0.05, max_value=30, initial=1.0, label="Seconds a move")
-    bank_s = forms.FloatField(min_value=0, max_value=600, initial=10.0, label="Time bank (s)")
-    startup_s = forms.FloatField(min_value=1, max_value=60, initial=10.0, label="Start-up (s)")
+    # Clocks other than the standard ones (tournaments.clocks) make the tournament unrated:
+    # nobody lowers another's rating by entering it with hostile clocks.
+    move_s = forms.FloatField(
+        min_value=0.05, max_value=5, initial=1.0, label="Seconds a move", help_text=UNRATED
+    )
+    bank_s = forms.FloatField(min_value=0, max_value=60, initial=10.0, label="Time bank (s)")
+    startup_s = forms.FloatField(min_value=1, max_value=20, initial=10.0, label="Start-up (s)")
     options = forms.CharField(
         required=False,
         label="Game options (JSON)",

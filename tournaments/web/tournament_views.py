@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from judge import games
 from judge.games import GAMES
-from tournaments import services
+from tournaments import clocks, services
 from tournaments.api.permissions import may_change_tournament
 from tournaments.models import BotVersion, Tournament
 from tournaments.standings import tournament_table
@@ -37,13 +38,14 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 
 def entrant_versions(game: str) -> list[BotVersion]:
-    """The latest accepted version of every active uploaded bot of ``game``."""
+    """The latest accepted, not retired version of every active uploaded bot of ``game``."""
     accepted = (
         BotVersion.objects.filter(
             bot__game=game,
             bot__retired=False,
             bot__house_policy="",
             status=BotVersion.Status.ACCEPTED,
+            retired=False,
         )
         .select_related("bot__owner")
         .defer("code", "check_report")
@@ -65,7 +67,8 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
     form = TournamentForm(request.POST or None, game=game, versions=versions)
     if request.method == "POST" and form.is_valid():
         try:
-            tournament = _create(request, game, form.cleaned_data, versions)
+            with transaction.atomic():  # refused at the start (a quota): no draft is left
+                tournament = _create(request, game, form.cleaned_data, versions)
         except services.ServiceError as error:
             form.add_error(None, str(error))
         else:
@@ -94,6 +97,8 @@ def _create(
         else by_choice[choice]
         for choice in data["participants"]
     ]
+    time_control = {key: data[key] for key in ("startup_s", "move_s", "bank_s")}
+    rated = clocks.is_standard(time_control, game)
     tournament = services.create_tournament(
         request.user,  # type: ignore[arg-type]
         data["name"],
@@ -105,15 +110,13 @@ def _create(
         games_per_pairing=data["games_per_pairing"],
         rounds=data["rounds"],
         duplicate=data["duplicate"],
-        time_control={
-            "startup_s": data["startup_s"],
-            "move_s": data["move_s"],
-            "bank_s": data["bank_s"],
-        },
-        seed=secrets.randbits(48),
+        time_control=time_control,
+        rated=rated,
+        seed=secrets.randbits(62),
     )
     services.start_tournament(tournament.pk)
-    messages.success(request, f"Tournament {tournament.name!r} started.")
+    unrated = "" if rated else " It is unrated: its clocks are not the standard ones."
+    messages.success(request, f"Tournament {tournament.name!r} started.{unrated}")
     return tournament
 
 

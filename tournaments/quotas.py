@@ -1,0 +1,104 @@
+"""Per-user quotas on what costs the judge work, counted in the database (QUOTA_* settings).
+
+Fair scheduling (tournaments.dispatch) decides whose match runs next; quotas bound how
+much one user may ask for in the first place: matches waiting for the workers, tournaments
+running at once, quick matches and uploads (each upload is checked in the sandbox) per
+hour. They hold across every web and API process because they count stored rows. A
+refusal is a QuotaExceeded (a ServiceError: the web shows its message on the form; the
+API answers 429 with Retry-After). Things with no owner (house bots, tournaments made by
+management commands) have no quota.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Min, QuerySet
+from django.utils import timezone
+
+from tournaments.models import BotVersion, Match, Tournament
+from tournaments.services import ServiceError
+
+#: Seconds a client is told to wait when the quota frees as its own matches finish.
+RETRY_WHEN_PLAYED = 60
+HOUR = dt.timedelta(hours=1)
+
+
+class QuotaExceeded(ServiceError):
+    """The user asked for more than their quota; ``retry_after`` says when to try again."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, retry_after)
+
+
+def _user_id(user: AbstractBaseUser | AnonymousUser | None) -> int | None:
+    if user is None or not user.is_authenticated:
+        return None
+    return int(user.pk)
+
+
+def check_start(user: AbstractBaseUser | None, new_matches: int) -> None:
+    """May ``user`` start a tournament of ``new_matches`` matches now?"""
+    owner = _user_id(user)
+    if owner is None:
+        return
+    running = Tournament.objects.filter(owner_id=owner, status=Tournament.Status.RUNNING)
+    if running.count() >= settings.QUOTA_TOURNAMENTS_RUNNING:
+        raise QuotaExceeded(
+            f"you already have {settings.QUOTA_TOURNAMENTS_RUNNING} tournaments running, the "
+            "most allowed at once; wait for one to finish (or cancel one)",
+            RETRY_WHEN_PLAYED,
+        )
+    waiting = Match.objects.filter(
+        tournament__owner_id=owner, status__in=(Match.Status.QUEUED, Match.Status.RUNNING)
+    ).count()
+    limit = settings.QUOTA_MATCHES_QUEUED
+    if waiting + new_matches > limit:
+        raise QuotaExceeded(
+            f"this tournament has {new_matches} matches and you already have {waiting} "
+            f"waiting to be played; at most {limit} may wait at once: make it smaller "
+            "(fewer entrants or rounds) or wait for your other matches",
+            RETRY_WHEN_PLAYED,
+        )
+
+
+def check_quick_match(user: AbstractBaseUser | AnonymousUser | None) -> None:
+    """May ``user`` ask for one more quick match in this hour?"""
+    owner = _user_id(user)
+    if owner is None:
+        return
+    recent = Match.objects.filter(requested_by_id=owner, tournament__isnull=True)
+    _per_hour(recent, "created_at", settings.QUOTA_QUICK_MATCHES_PER_HOUR, "quick matches")
+
+
+def check_upload(user: AbstractBaseUser | AnonymousUser | None) -> None:
+    """May ``user`` upload one more new version (each is checked) in this hour?"""
+    owner = _user_id(user)
+    if owner is None:
+        return
+    recent = BotVersion.objects.filter(bot__owner_id=owner)
+    _per_hour(recent, "created_at", settings.QUOTA_UPLOADS_PER_HOUR, "new bot versions")
+
+
+def _per_hour(
+    rows: QuerySet[BotVersion] | QuerySet[Match], field: str, limit: int, what: str
+) -> None:
+    since = timezone.now() - HOUR
+    window = rows.filter(**{f"{field}__gte": since})
+    if window.count() < limit:
+        return
+    oldest = window.aggregate(first=Min(field))["first"] or since
+    wait = math.ceil((oldest + HOUR - timezone.now()).total_seconds())
+    raise QuotaExceeded(
+        f"you may make at most {limit} {what} an hour; try again in {_minutes(wait)}", wait
+    )
+
+
+def _minutes(seconds: int) -> str:
+    if seconds < 60:
+        return f"{seconds} s"
+    return f"{math.ceil(seconds / 60)} min"
