@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from kombu import Queue
+from kombu import Exchange, Queue
 
 from tournaments.env import (
     SettingError,
@@ -156,12 +156,16 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+QUEUES = ("interactive", "tournaments")
 # Fair scheduling (tournaments.dispatch, docs/deploy.md). Two queues: "interactive" (checks,
 # quick matches, the reaper) and "tournaments". At most TOURNAMENT_SLOTS tournament matches
 # are in flight; each free slot goes to the owner with the fewest in flight. Keep it below
 # the number of worker processes, so that one is always free for the interactive queue.
-CELERY_TASK_QUEUES = (Queue("interactive"), Queue("tournaments"))
-CELERY_TASK_DEFAULT_QUEUE = "interactive"
+# Each queue has its own exchange and routing key: bound to one default exchange, both
+# queues would receive a copy of every message.
+CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in QUEUES)
+CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_EXCHANGE = "interactive"
+CELERY_TASK_DEFAULT_ROUTING_KEY = "interactive"
 TOURNAMENT_SLOTS = env_int("TOURNAMENT_SLOTS", 1)
 # A running match's worker looks this often whether it was cancelled (then it stops it and
 # removes its bots).

@@ -12,6 +12,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from tests.tournaments.conftest import REDIS_URL, first_legal
 from tournaments import clocks, dispatch, services
 from tournaments.api import actions
+from tournaments.celery import app as celery_app
 from tournaments.models import Bot, Match, Tournament
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("redis_broker")]
@@ -69,7 +70,14 @@ def test_a_flood_takes_only_the_slots_and_a_small_tournament_gets_every_other_on
     assert in_queue("interactive") == 0
 
 
+def declare_queues_as_a_worker_does() -> None:
+    with celery_app.connection_for_write() as connection:
+        for queue in celery_app.amqp.queues.values():
+            queue.bind(connection.default_channel).declare()
+
+
 def test_a_quick_match_goes_straight_to_the_interactive_queue(settings: SettingsWrapper) -> None:
+    declare_queues_as_a_worker_does()  # each message must reach its own queue only
     settings.TOURNAMENT_SLOTS = 1
     user = User.objects.create(username="solo")
     round_robin(user, entrants=4)
