@@ -353,7 +353,7 @@ def remove_leftovers(
     """
     client = client or connect()
     removed = 0
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
+    for container in _listed(client):
         labels = container.labels
         if not labels.get(MATCH_LABEL, "").startswith(label_prefix):
             continue
@@ -372,5 +372,15 @@ def remove_leftovers(
 
 def bot_containers(client: docker.DockerClient | None = None) -> list[Container]:
     """Every container this module made that still exists (tests check none is left)."""
-    client = client or connect()
-    return list(client.containers.list(all=True, filters={"label": LABEL}))
+    return _listed(client or connect())
+
+
+def _listed(client: docker.DockerClient) -> list[Container]:
+    """This module's containers from one listing call. The SDK's ``containers.list``
+    inspects each one after listing, and raises NotFound when one is removed meanwhile
+    (another worker's or test's bot ending): the listing already holds the labels."""
+    rows = client.api.containers(all=True, filters={"label": LABEL})
+    return [
+        client.containers.prepare_model({**row, "Config": {"Labels": row.get("Labels") or {}}})
+        for row in rows
+    ]
