@@ -152,7 +152,7 @@ def main() -> None:
         ("check", fair[0], baseline[0]),
         ("4-match tournament", fair[1], baseline[1]),
     ):
-        ratio = f"{theirs / ours:.1f}x less" if ours else "no wait"
+        ratio = f"{theirs / ours:.1f}x fewer" if ours else "no match ahead"
         print(f"  {name:20s} fair {ours:3d}   FIFO (baseline) {theirs:3d}   {ratio}")
 
 
