@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0002_botversion_retired"),
+        ("tournaments", "0003_ratecounter"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
