@@ -61,7 +61,9 @@ def assert_still_in_step_and_closes(channel: StreamChannel) -> None:
         assert channel.recv(soon()) == LINE
     began = time.monotonic()
     channel.close()
-    assert time.monotonic() - began < 5, "closing a flooding bot must not hang"
+    # A hang was the 30 s attach timeout; removing a container on a loaded engine took up to
+    # 11 s in CI, so the bound sits between the two.
+    assert time.monotonic() - began < 20, "closing a flooding bot must not hang"
 
 
 @pytest.fixture
