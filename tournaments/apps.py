@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class TournamentsConfig(AppConfig):
     name = "tournaments"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from tournaments import served  # noqa: F401  (registers its system check)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import dj_database_url
@@ -79,8 +81,14 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def env_database(name: str, default: str) -> dict[str, Any]:
-    """A Django DATABASES entry from a URL (sqlite:///PATH or postgres://USER@HOST/NAME)."""
+def env_database(name: str, default: str, sqlite_busy_timeout: float = 30.0) -> dict[str, Any]:
+    """A Django DATABASES entry from a URL (sqlite:///PATH or postgres://USER@HOST/NAME).
+
+    SQLite is set up for several writing processes (web and workers): write-ahead log (readers
+    never block the writer), every transaction BEGIN IMMEDIATE (it takes the write lock at
+    once, so two transactions never deadlock upgrading their locks, which SQLite reports as
+    "database is locked" at once), and a wait of ``sqlite_busy_timeout`` seconds for the lock.
+    """
     url = os.environ.get(name) or default
     scheme = url.split(":", 1)[0]
     if scheme not in ("sqlite", "postgres", "postgresql", "pgsql"):
@@ -93,4 +101,32 @@ def env_database(name: str, default: str) -> dict[str, Any]:
         raise SettingError(f"{name}={url!r}: {error}") from None
     if not config.get("NAME"):
         raise SettingError(f"{name}={url!r}: the URL names no database")
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config["OPTIONS"] = {
+            "timeout": sqlite_busy_timeout,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     return config
+
+
+def local_secret_key(path: Path) -> str:
+    """The secret key kept in ``path``, made (random, readable by this user only) the first
+    time; for the main job on one machine. A deployment sets DJANGO_SECRET_KEY instead.
+
+    The key is written to a file of its own and then linked into place, so processes that
+    start together all read the same, complete key.
+    """
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(secrets.token_urlsafe(50) + "\n")
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process made it first: theirs is used
+        finally:
+            draft.unlink()
+    return path.read_text().strip()

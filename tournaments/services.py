@@ -182,6 +182,12 @@ def _locked_tournament(tournament_id: int, allowed: list[str], otherwise: str) -
     return tournament
 
 
+def enqueue_matches(matches: Iterable[Match]) -> None:
+    """Send these queued matches on once the current transaction commits (again, after a
+    broker lost them: manage.py resend_queued)."""
+    _enqueue(matches)
+
+
 def _enqueue(matches: Iterable[Match]) -> None:
     """Send queued matches on after commit: a tournament's wait for the dispatcher's
     slots, a quick match goes straight to the interactive queue."""

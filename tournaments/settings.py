@@ -19,16 +19,15 @@ from tournaments.env import (
     env_list,
     env_origins,
     env_str,
+    local_secret_key,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise SettingError("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
-    SECRET_KEY = "development-only-insecure-key"  # used only with DEBUG on
+# Off unless asked for (DJANGO_DEBUG=1 while developing): the debug pages list every route
+# and the settings. Without DJANGO_SECRET_KEY, a key made once is kept in var/secret-key.
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "") or local_secret_key(BASE_DIR / "var" / "secret-key")
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 
 # Behind a TLS proxy (docs/deploy.md): the public origins that forms are posted from, and
@@ -81,8 +80,14 @@ TEMPLATES = [
 ]
 
 # SQLite in var/ by default; PostgreSQL with DATABASE_URL=postgres://USER@HOST:PORT/NAME.
+# SQLite takes concurrent writers (web and workers) in WAL mode, each transaction taking the
+# write lock at its start and waiting up to SQLITE_BUSY_TIMEOUT seconds for it.
 DATABASES = {
-    "default": env_database("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}"),
+    "default": env_database(
+        "DATABASE_URL",
+        f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}",
+        sqlite_busy_timeout=env_float("SQLITE_BUSY_TIMEOUT", 30.0),
+    ),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Several test sessions may share one server: each gets its own test database.
@@ -106,12 +111,13 @@ if JUDGE_INSTANCE and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}", JUDGE
         f"JUDGE_INSTANCE={JUDGE_INSTANCE!r}: expected up to 40 letters, digits, '_', '.' or '-'"
     )
 
-# Celery. Without a broker URL every task runs at once, in-process (development, tests).
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# Celery. Tasks go to the broker and workers play them; no web request plays a match.
+# CELERY_TASK_ALWAYS_EAGER=true runs each task at once in the sending process: for the
+# tests only (pyproject's pytest env), never in a served process (tournaments.checks_setup).
+# With no broker URL tasks are queued in this process's memory, where no worker sees them.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or "memory://"
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
-if not CELERY_BROKER_URL:
-    CELERY_BROKER_URL = "memory://"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
 CELERY_TASK_IGNORE_RESULT = True
 # A match is acknowledged only once it is stored, and goes back to the queue when the

@@ -1,5 +1,6 @@
 """WSGI entry point for production servers."""
 
+import logging
 import os
 from pathlib import Path
 
@@ -9,6 +10,11 @@ from whitenoise import WhiteNoise  # type: ignore[import-untyped]
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 application = get_wsgi_application()
+
+from tournaments.served import task_problems  # noqa: E402  (needs the settings loaded)
+
+for problem in task_problems():
+    logging.getLogger("tournaments.wsgi").warning("WARNING: %s", problem)
 
 # Static files collected into STATIC_ROOT (the image does so) are served by the app server
 # itself, compressed and cached (docs/deploy.md); without them (development), nothing.

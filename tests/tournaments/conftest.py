@@ -171,6 +171,7 @@ def workers(transactional_db: None, redis_broker: None, tmp_path: Path) -> Itera
         "DJANGO_SETTINGS_MODULE": "tournaments.settings",
         "DATABASE_URL": url,
         "CELERY_BROKER_URL": REDIS_URL,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
         "JUDGE_SANDBOX": "local",
         "MATCH_LEASE_SECONDS": "2",
         "REAPER_INTERVAL_SECONDS": "1",

@@ -1,6 +1,7 @@
 """The match service in one process: claims, leases, exactly-once results and ratings.
 
-Tasks run in-process here (no broker); test_worker.py does the same with real workers.
+Tasks run in-process here (eager, as the tests set it); test_worker.py does the same with
+real workers.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The web pages under test: people, bots and played tournaments, and a real browser.
 
-Matches and checks run in this process (no broker: Celery is eager), bots in the local
+Matches and checks run in this process (the tests set CELERY_TASK_ALWAYS_EAGER), bots in the local
 sandbox and house bots in-process. The browser is Debian's chromium driven by
 Playwright against pytest-django's live server on loopback; any request it makes to
 another host is refused and recorded, and every test asserts there was none.

@@ -23,6 +23,8 @@ from tournaments.standings import tournament_table
 
 #: How often to look again while other workers hold the last matches (seconds).
 POLL_S = 1.0
+#: How often the bar of a tournament played by workers looks at its progress (seconds).
+FOLLOW_S = 0.3
 
 
 @contextmanager
@@ -114,6 +116,29 @@ def play(tournament_id: int, *, progress: bool = True, out: TextIO | None = None
                     _play_here(match_id)
                 tournament.refresh_from_db()
                 bar.update(tournament.matches_done - bar.n)
+    return tournament
+
+
+def follow(tournament_id: int, *, progress: bool = True, out: TextIO | None = None) -> Tournament:
+    """Start (or resume) the tournament and follow the workers playing it with a progress
+    bar until it is over; this process plays nothing. The reaper (Celery beat) takes back
+    matches whose worker vanished."""
+    tournament = _ready(Tournament.objects.get(pk=tournament_id))
+    bar = tqdm(
+        total=tournament.matches_total,
+        initial=tournament.matches_done,
+        desc=tournament.name[:40],
+        unit="match",
+        file=out or sys.stderr,
+        disable=not progress,
+        mininterval=0.5,
+        dynamic_ncols=True,
+    )
+    with bar:
+        while tournament.status == Tournament.Status.RUNNING:
+            time.sleep(FOLLOW_S)
+            tournament.refresh_from_db()
+            bar.update(tournament.matches_done - bar.n)
     return tournament
 
 

@@ -1,7 +1,8 @@
 """``manage.py demo``: the first run's tournaments, a round robin of the seed bots per game.
 
 Loads the seed bots, then for each game plays (or finishes) the demo tournament with a
-progress bar and prints its standings. Run again, it reuses a demo whose entrants are
+progress bar and prints its standings; with ``--by-workers`` (scripts/run) the Celery
+workers play it and the bar follows them. Run again, it reuses a demo whose entrants are
 still the current seed versions, finishing it if it was interrupted, so a second run
 costs seconds; ``--fresh`` plays new ones.
 """
@@ -47,10 +48,18 @@ class Command(BaseCommand):
         )
         parser.add_argument("--fresh", action="store_true", help="play new demo tournaments")
         parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+        parser.add_argument(
+            "--by-workers",
+            action="store_true",
+            help="the Celery workers play the matches; this command follows them (scripts/run)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        sandbox = _foreground.choose_sandbox(self.stderr.write)
-        self.stderr.write(f"bots run in the {sandbox} sandbox")
+        by_workers = options["by_workers"]
+        if not by_workers:
+            sandbox = _foreground.choose_sandbox(self.stderr.write)
+            self.stderr.write(f"bots run in the {sandbox} sandbox")
+        play = _foreground.follow if by_workers else _foreground.play
         games = options["game"] or list(GAMES)
         tables = []
         for game in games:
@@ -59,7 +68,7 @@ class Command(BaseCommand):
             if tournament.status == Tournament.Status.FINISHED:
                 self.stderr.write(f"{game}: reusing finished tournament #{tournament.pk}")
             try:
-                tournament = _foreground.play(tournament.pk, progress=not options["no_progress"])
+                tournament = play(tournament.pk, progress=not options["no_progress"])
             except KeyboardInterrupt:
                 raise CommandError("interrupted; run it again to finish the demo") from None
             tables.append(_foreground.standings_lines(tournament))
