@@ -128,8 +128,14 @@ def test_a_running_match_shows_no_replay_and_bad_frame_requests_say_why(
     client = Client()
     page = client.get(reverse("web:match", args=[match.pk])).content.decode()
     assert "The replay is shown once the match is over." in page
+    assert 'data-part="status" data-target="match-status"' in page  # it follows the match
+    status = f"{reverse('web:match', args=[match.pk])}?part=status"
+    assert 'data-waiting="1"' in client.get(status).content.decode()
     assert client.get(reverse("web:frames", args=[match.pk])).status_code == 404
     tasks.play_match(match.pk)
+    part = client.get(status).content.decode()
+    assert 'data-waiting="0"' in part and ">done<" in part
+    assert "live.js" not in client.get(reverse("web:match", args=[match.pk])).content.decode()
     frames = reverse("web:frames", args=[match.pk])
     assert client.get(f"{frames}?seat=1").json()["perspective"] == 1
     answer = client.get(f"{frames}?seat=7")

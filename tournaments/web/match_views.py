@@ -14,6 +14,11 @@ from tournaments.web.bot_views import seats_without_secrets
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The match; while it is queued or played, ``?part=status`` is its status alone (the
+    page follows it and shows the result once it is over)."""
+    if request.GET.get("part") == "status":
+        match = get_object_or_404(Match.objects.only("id", "status"), pk=match_id)
+        return render(request, "web/_match_status.html", status_context(match))
     match = get_object_or_404(
         Match.objects.select_related("tournament")
         .defer("replay")
@@ -44,8 +49,14 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         ],
         "names": names,
         "has_replay": match.status == Match.Status.DONE,
+        **status_context(match),
     }
     return render(request, "web/match.html", context)
+
+
+def status_context(match: Match) -> dict[str, object]:
+    waiting = match.status in (Match.Status.QUEUED, Match.Status.RUNNING)
+    return {"match": match, "waiting": waiting}
 
 
 def replay_frames(request: HttpRequest, match_id: int) -> JsonResponse:

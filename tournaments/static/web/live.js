@@ -1,5 +1,7 @@
-/* Refresh one part of the page while its work runs (a check, a tournament). The server
-   renders the part (?part=NAME); it says data-waiting="0" once there is nothing to wait for. */
+/* Refresh one part of the page while its work runs (a check, a tournament, a match). The
+   server renders the part (?part=NAME); it says data-waiting="0" once there is nothing to
+   wait for. With data-reload="1" the whole page is then loaded again (a match's result
+   and replay). */
 "use strict";
 (function () {
   const script = document.currentScript;
@@ -24,6 +26,7 @@
       /* a missed refresh is retried at the next tick */
     }
     if (waiting()) setTimeout(refresh, every);
+    else if (script.dataset.reload === "1") window.location.reload();
   }
   if (waiting()) setTimeout(refresh, every);
 })();
