@@ -147,7 +147,7 @@ def manage(env: dict[str, str], *args: str) -> str:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -4,10 +4,8 @@ several writing processes."""
 
 from __future__ import annotations
 
-import runpy
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.core.checks import run_checks
@@ -16,22 +14,14 @@ from django.test import Client
 from django.urls import include, path
 from pytest_django.fixtures import Settings as SettingsWrapper
 
+from tests.tournaments.test_proxy_settings import settings_with
 from tournaments.env import env_database, local_secret_key
-
-SETTINGS_FILE = Path(__file__).resolve().parents[2] / "tournaments" / "settings.py"
-
-
-def settings_with(monkeypatch: pytest.MonkeyPatch, **env: str) -> dict[str, Any]:
-    for name in ("DJANGO_DEBUG", "DJANGO_SECRET_KEY", "CELERY_TASK_ALWAYS_EAGER"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return runpy.run_path(str(SETTINGS_FILE))
 
 
 def test_debug_is_off_and_tasks_are_not_eager_unless_asked_for(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.delenv("CELERY_TASK_ALWAYS_EAGER")  # the tests set it
     default = settings_with(monkeypatch)
     assert default["DEBUG"] is False and default["CELERY_TASK_ALWAYS_EAGER"] is False
     asked = settings_with(monkeypatch, DJANGO_DEBUG="1", CELERY_TASK_ALWAYS_EAGER="true")

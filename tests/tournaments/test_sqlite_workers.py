@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
 
-from tests.tournaments.conftest import REDIS_URL, ROOT, Workers, wait_for
+from tests.deploy.test_first_run import manage
+from tests.tournaments.conftest import REDIS_URL, Workers, wait_for
 
 CREATE = """
 from django.db import transaction
@@ -48,19 +47,6 @@ def sqlite_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         "CELERY_SKIP_CHECKS": "1",
     }
     client.flushdb()
-
-
-def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def statuses(database: str) -> dict[str, int]:

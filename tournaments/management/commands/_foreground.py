@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TextIO
+from typing import Never, TextIO
 
 from django.conf import settings
 from tqdm import tqdm
@@ -90,20 +90,25 @@ def _play_here(match_id: int) -> None:
         raise
 
 
+def progress_bar(tournament: Tournament, progress: bool, out: TextIO | None) -> tqdm[Never]:
+    """A bar of the tournament's matches done (off unless ``progress``), on stderr by default."""
+    return tqdm(
+        total=tournament.matches_total,
+        initial=tournament.matches_done,
+        desc=tournament.name[:40],
+        unit="match",
+        file=out or sys.stderr,
+        disable=not progress,
+        mininterval=0.5,
+        dynamic_ncols=True,
+    )
+
+
 def play(tournament_id: int, *, progress: bool = True, out: TextIO | None = None) -> Tournament:
     """Play every match of the tournament left to play; returns it once it is over."""
     with queue_only():
         tournament = _ready(Tournament.objects.get(pk=tournament_id))
-        bar = tqdm(
-            total=tournament.matches_total,
-            initial=tournament.matches_done,
-            desc=tournament.name[:40],
-            unit="match",
-            file=out or sys.stderr,
-            disable=not progress,
-            mininterval=0.5,
-            dynamic_ncols=True,
-        )
+        bar = progress_bar(tournament, progress, out)
         with bar:
             while tournament.status == Tournament.Status.RUNNING:
                 match_id = _next_queued(tournament.pk)
@@ -124,16 +129,7 @@ def follow(tournament_id: int, *, progress: bool = True, out: TextIO | None = No
     bar until it is over; this process plays nothing. The reaper (Celery beat) takes back
     matches whose worker vanished."""
     tournament = _ready(Tournament.objects.get(pk=tournament_id))
-    bar = tqdm(
-        total=tournament.matches_total,
-        initial=tournament.matches_done,
-        desc=tournament.name[:40],
-        unit="match",
-        file=out or sys.stderr,
-        disable=not progress,
-        mininterval=0.5,
-        dynamic_ncols=True,
-    )
+    bar = progress_bar(tournament, progress, out)
     with bar:
         while tournament.status == Tournament.Status.RUNNING:
             time.sleep(FOLLOW_S)
