@@ -32,7 +32,8 @@ COPY sandbox/ sandbox/
 COPY tournaments/ tournaments/
 COPY seeds/ seeds/
 # Static files, served by whitenoise from the image; data lives in volumes (/app/var).
-RUN python manage.py collectstatic --no-input -v 0 \
+# A throwaway key for this one command, so that no key is made and kept in the image.
+RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --no-input -v 0 \
     && mkdir -p /app/var/media \
     && groupadd --system --gid 10001 app \
     && useradd --system --uid 10001 --gid app --home-dir /app app \

@@ -47,6 +47,12 @@ def test_the_image_passes_djangos_checks_with_no_network(image: str) -> None:
     assert "System check identified no issues" in run_in_image("python", "manage.py", "check")
 
 
+def test_the_image_keeps_no_secret_key(image: str) -> None:
+    """Without DJANGO_SECRET_KEY the settings make one in var/; the build must not, or every
+    container of the image would share a key baked into it."""
+    assert "secret-key" not in run_in_image("ls", "-A", "/app/var")
+
+
 def test_web_and_beat_run_as_an_unprivileged_user(image: str) -> None:
     inspected = subprocess.run(
         ["docker", "image", "inspect", "--format", "{{.Config.User}}", image],
