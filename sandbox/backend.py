@@ -8,6 +8,7 @@ from typing import Protocol
 
 from sandbox.channel import Channel
 from sandbox.limits import Limits
+from sandbox.runtimes import Runtime
 
 
 class Backend(Protocol):
@@ -24,10 +25,17 @@ class Backend(Protocol):
         limits: Limits,
         env: Mapping[str, str] | None = None,
     ) -> Channel:
-        """Run ``code/main.py`` with Python and return its channel.
+        """Run the bot in folder ``code`` and return its channel.
 
-        ``code`` is a folder holding the bot's files (``main.py`` at its top); ``label``
+        ``code`` holds the bot's files (one entry file at its top: ``sandbox.runtimes``),
+        built first if its language is compiled (once per content); ``label``
         names the match and seat (containers carry it, so leftovers can be found);
         ``env`` adds environment variables for the bot.
         """
+        ...
+
+    def build(self, code: Path, *, label: str = "build") -> Runtime:
+        """Compile the bot in ``code`` if its language needs it (``start`` reuses the
+        result) and return its runtime. BadBotCode says what is wrong with the bot
+        (BuildFailed, with the compiler's messages, when it does not compile)."""
         ...

@@ -38,19 +38,22 @@ from docker.types import LogConfig, Mount, Ulimit
 
 from sandbox import seccomp
 from sandbox.attach import AttachChannel
+from sandbox.builds import BuildLimits, BuildStore, build_key, command, run_build
 from sandbox.channel import Channel
 from sandbox.limits import Limits
 from sandbox.pipes import MOUNT_POINT, PipeChannel, SeatFolder, remove_seat_folder
+from sandbox.runtimes import BUILD_DIR, PYTHON, BadBotCode, BotBuild, Runtime, detect
 from sandbox.streams import StreamChannel
 
 log = logging.getLogger(__name__)
 
-DEFAULT_IMAGE: Final = "cardjudge/bot-python:latest"
+#: The Python runtime's image (JUDGE_BOT_IMAGE overrides it); other runtimes' images are
+#: in sandbox.runtimes.
+DEFAULT_IMAGE: Final = PYTHON.image
 #: The user every bot runs as: nobody:nogroup.
 BOT_UID: Final = 65534
 #: Where the bot's code lives in the container.
 CODE_DIR: Final = "/bot"
-PROGRAM: Final = ["python3", f"{CODE_DIR}/main.py"]
 #: Largest bot code accepted (the upload checks its own limits first).
 MAX_CODE_BYTES: Final = 64 << 20
 #: Engine API calls give up after this many seconds (so close never hangs for good).
@@ -68,10 +71,6 @@ SEAT_LABEL: Final = "cardjudge.seat"  # the seat's pipe folder, if any
 class SandboxError(RuntimeError):
     """The sandbox cannot run bots (no engine, no image, an engine error): not the bot's
     fault, worth retrying once the cause is fixed."""
-
-
-class BadBotCode(ValueError):
-    """The bot's code folder cannot be run (no main.py, a special file, too big)."""
 
 
 def connect() -> docker.DockerClient:
@@ -119,6 +118,8 @@ class DockerBackend:
         client: docker.DockerClient | None = None,
         clean: bool = True,
         grace_s: float = 0.5,
+        builds: BuildStore | None = None,
+        build_limits: BuildLimits | None = None,
     ) -> None:
         self.grace_s = grace_s
         self.client = client or connect()
@@ -133,8 +134,48 @@ class DockerBackend:
                 f"the bot image {self.image} is missing; run scripts/build-bot-image "
                 "(scripts/bootstrap does it too)"
             ) from error
+        self.builds = builds or BuildStore()
+        self.build_limits = build_limits or BuildLimits()
         if clean:
             remove_leftovers(self.client)
+
+    def image_of(self, runtime: Runtime) -> str:
+        """The image a runtime's bots run (and build) in; SandboxError if it is missing."""
+        if runtime is PYTHON:
+            return self.image
+        try:
+            self.client.images.get(runtime.image)
+        except docker.errors.ImageNotFound as error:
+            raise SandboxError(
+                f"the {runtime.name} runtime image {runtime.image} is missing; run "
+                "scripts/build-runtime-images (scripts/bootstrap does it too)"
+            ) from error
+        return runtime.image
+
+    def build(self, code: Path, *, label: str = "build") -> Runtime:
+        """Compile the bot now if its language needs it (``prepared`` says more)."""
+        return self.prepared(code, label=label)[0]
+
+    def prepared(self, code: Path, *, label: str = "build") -> tuple[Runtime, bytes]:
+        """The bot's runtime and the archive its container runs: the sources as they are
+        for Python and JavaScript, else the compiler's output, built once per content
+        (see ``sandbox.builds``). BadBotCode (BuildFailed for a compiler's refusal) says
+        what is wrong with the bot; SandboxError is the engine's fault."""
+        wanted = detect(Path(code))
+        source = pack_code(Path(code))
+        if not wanted.runtime.compiled:
+            return wanted.runtime, source
+        image = self.image_of(wanted.runtime)
+        key = build_key(wanted, str(self.client.images.get(image).id), source)
+        artefact = self.builds.get(key)
+        if artefact is None:
+            settings = self._build_settings(wanted, image, label)
+            try:
+                artefact = run_build(self.client, settings, source, self.build_limits)
+            except docker.errors.DockerException as error:
+                raise SandboxError(f"building a bot failed: {error}") from error
+            self.builds.put(key, artefact)
+        return wanted.runtime, artefact
 
     def start(
         self,
@@ -144,12 +185,12 @@ class DockerBackend:
         limits: Limits,
         env: Mapping[str, str] | None = None,
     ) -> Channel:
-        archive = pack_code(Path(code))
+        runtime, archive = self.prepared(code, label=label)
         seat = SeatFolder.create(self.pipe_root, label, BOT_UID) if self.pipe_root else None
         container: Container | None = None
         try:
             container = self.client.containers.create(
-                **self._settings(label, limits, env or {}, seat)
+                **self._settings(runtime, label, limits, env or {}, seat)
             )
             if not container.put_archive(CODE_DIR, archive):
                 raise SandboxError("the engine refused the bot's code archive")
@@ -199,55 +240,95 @@ class DockerBackend:
         return AttachChannel(sock, limits, stop_attached, self.grace_s)
 
     def _settings(
-        self, label: str, limits: Limits, env: Mapping[str, str], seat: SeatFolder | None
+        self,
+        runtime: Runtime,
+        label: str,
+        limits: Limits,
+        env: Mapping[str, str],
+        seat: SeatFolder | None,
     ) -> dict[str, Any]:
         mounts = [Mount(target=CODE_DIR, source="", type="volume")]
-        labels = {
-            LABEL: "1",
-            MATCH_LABEL: label,
-            OWNER_LABEL: owner_id(),
-            EXPIRES_LABEL: str(int(time.time() + limits.wall_clock_s + 60)),
-        }
-        command = PROGRAM
+        labels = _labels(label, limits.wall_clock_s)
+        program = list(runtime.run)
         if seat is not None:
             mounts.append(
                 Mount(target=MOUNT_POINT, source=str(seat.path), type="bind", read_only=True)
             )
             labels[SEAT_LABEL] = str(seat.path)
-            command = seat.command(PROGRAM)
+            program = seat.command(program)
         mib = 1 << 20
-        file_bytes = limits.file_size_mb * mib
         return {
-            "image": self.image,
-            "command": command,
-            "user": f"{BOT_UID}:{BOT_UID}",
-            "working_dir": CODE_DIR,
+            **_hardened(limits.memory_mb, limits.cpus, limits.pids),
+            "image": self.image_of(runtime),
+            "command": program,
             "environment": {**_check_env(env), "PYTHONUNBUFFERED": "1", "HOME": "/tmp"},
             "labels": labels,
-            "hostname": "bot",
-            "network_mode": "none",
-            "network_disabled": True,
-            "read_only": True,
-            "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges:true", f"seccomp={seccomp.profile_text()}"],
-            "init": True,
-            "ipc_mode": "none",
             "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
-            "mem_limit": limits.memory_mb * mib,
-            "memswap_limit": limits.memory_mb * mib,
-            "nano_cpus": int(limits.cpus * 1e9),
-            "pids_limit": limits.pids,
-            "ulimits": [
-                Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
-                Ulimit(name="fsize", soft=file_bytes, hard=file_bytes),
-                Ulimit(name="core", soft=0, hard=0),
-            ],
-            "oom_score_adj": 1000,
-            "log_config": LogConfig(type=LogConfig.types.NONE),
+            "ulimits": _ulimits(limits.open_files, limits.file_size_mb * mib),
             "mounts": mounts,
             "stdin_open": seat is None,  # the SDK adds StdinOnce: see AttachChannel
             "auto_remove": True,
         }
+
+    def _build_settings(self, wanted: BotBuild, image: str, label: str) -> dict[str, Any]:
+        """A bot container's hardening with a compiler's budget (sandbox.builds)."""
+        limits = self.build_limits
+        return {
+            **_hardened(limits.memory_mb, limits.cpus, limits.pids),
+            "image": image,
+            "command": command(wanted, limits),
+            "environment": {"HOME": "/tmp", "TMPDIR": "/tmp"},
+            "labels": _labels(f"{label}-build", limits.wall_clock_s),
+            # Compilers run helpers (as, ld, cc1plus) from the image, never from /tmp.
+            "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
+            "ulimits": _ulimits(256, limits.output_bytes),
+            "mounts": [
+                Mount(target=CODE_DIR, source="", type="volume"),
+                Mount(target=BUILD_DIR, source="", type="volume"),
+            ],
+            "auto_remove": False,  # its output is read after it exits
+        }
+
+
+def _labels(label: str, wall_clock_s: float) -> dict[str, str]:
+    """What finds a container again: ours, its match and seat, its worker, its expiry."""
+    return {
+        LABEL: "1",
+        MATCH_LABEL: label,
+        OWNER_LABEL: owner_id(),
+        EXPIRES_LABEL: str(int(time.time() + wall_clock_s + 60)),
+    }
+
+
+def _ulimits(open_files: int, file_bytes: int) -> list[Ulimit]:
+    return [
+        Ulimit(name="nofile", soft=open_files, hard=open_files),
+        Ulimit(name="fsize", soft=file_bytes, hard=file_bytes),
+        Ulimit(name="core", soft=0, hard=0),
+    ]
+
+
+def _hardened(memory_mb: int, cpus: float, pids: int) -> dict[str, Any]:
+    """The settings every container of the sandbox has, bot or build (module docstring)."""
+    mib = 1 << 20
+    return {
+        "user": f"{BOT_UID}:{BOT_UID}",
+        "working_dir": CODE_DIR,
+        "hostname": "bot",
+        "network_mode": "none",
+        "network_disabled": True,
+        "read_only": True,
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges:true", f"seccomp={seccomp.profile_text()}"],
+        "init": True,
+        "ipc_mode": "none",
+        "mem_limit": memory_mb * mib,
+        "memswap_limit": memory_mb * mib,
+        "nano_cpus": int(cpus * 1e9),
+        "pids_limit": pids,
+        "oom_score_adj": 1000,
+        "log_config": LogConfig(type=LogConfig.types.NONE),
+    }
 
 
 def _check_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -284,8 +365,6 @@ def _kill(container: Container) -> None:
 
 def pack_code(code: Path) -> bytes:
     """The bot's folder as a tar archive owned by root and read-only for everyone else."""
-    if not (code / "main.py").is_file():
-        raise BadBotCode(f"bot code folder {code} has no main.py at its top")
     buffer = io.BytesIO()
     total = 0
     with tarfile.open(fileobj=buffer, mode="w") as archive:

@@ -14,14 +14,17 @@ thread, so a flood of output costs the bot its seat, never the referee's memory.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
 import os
 import resource
 import select
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -31,6 +34,7 @@ from typing import IO, Final
 
 from sandbox.channel import ChannelClosed, ChannelTimeout
 from sandbox.limits import Limits
+from sandbox.runtimes import PYTHON, BadBotCode, BotBuild, BuildFailed, Runtime, detect
 from sandbox.streams import CHUNK, StreamChannel, poll_ms, write_all
 
 _MB: Final = 1 << 20
@@ -46,14 +50,17 @@ WARNING: Final = (
 )
 
 
-def _limit_setter(limits: Limits) -> Callable[[], None]:
+def _limit_setter(limits: Limits, address_space: bool = True) -> Callable[[], None]:
     """The rlimits to apply in the child before it runs the bot.
+
+    ``address_space`` off leaves out the memory cap (RLIMIT_AS), which kills a JVM or
+    Node.js at start-up: such bots have no memory limit locally (Docker's is real).
 
     ``limits.pids`` is not applied: RLIMIT_NPROC counts every process of the user, not
     the bot's, so it would fail bots of a busy user and mean nothing for root.
     """
     caps = [
-        (resource.RLIMIT_AS, limits.memory_mb * _MB),
+        *([(resource.RLIMIT_AS, limits.memory_mb * _MB)] if address_space else []),
         (resource.RLIMIT_CPU, max(1, int(limits.wall_clock_s))),
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_FSIZE, limits.file_size_mb * _MB),
@@ -250,21 +257,91 @@ class LocalBackend:
         limits: Limits,
         env: Mapping[str, str] | None = None,
     ) -> LocalChannel:
-        main = Path(code) / "main.py"
-        if not main.is_file():
-            raise FileNotFoundError(f"bot {label}: {main} does not exist; a bot needs main.py")
+        wanted = detect(Path(code))
+        where = self._built(Path(code), wanted)
+        runtime = wanted.runtime
+        if runtime is PYTHON:
+            program = [self.python, "-s", "main.py"]
+        elif runtime.run[0].startswith("./"):  # the build's own program
+            program = [str(where / runtime.run[0]), *runtime.run[1:]]
+        else:
+            program = [_tool(runtime.run[0], runtime), *runtime.run[1:]]
         process = subprocess.Popen(
-            [self.python, "-s", "main.py"],
-            cwd=code,
+            program,
+            cwd=where,
             env=_bot_environment(env),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=_limit_setter(limits),  # only setrlimit calls between fork and exec
+            # Only setrlimit calls between fork and exec.
+            preexec_fn=_limit_setter(limits, not runtime.reserves_address_space),
             close_fds=True,
         )
         return LocalChannel(process, limits, self.send_timeout_s, self.grace_s)
+
+    def build(self, code: Path, *, label: str = "build") -> Runtime:
+        wanted = detect(Path(code))
+        self._built(Path(code), wanted)
+        return wanted.runtime
+
+    def _built(self, code: Path, wanted: BotBuild) -> Path:
+        """The folder to run the bot in: its own, or its build's (made once per content,
+        with the host's toolchain, in a per-user folder of the temporary directory)."""
+        runtime = wanted.runtime
+        if not runtime.compiled:
+            return code
+        _tool(runtime.tool, runtime)
+        digest = hashlib.sha256(repr((runtime.compile, wanted.flags)).encode())
+        for path in sorted(p for p in code.rglob("*") if p.is_file()):
+            digest.update(str(path.relative_to(code)).encode() + b"\0" + path.read_bytes())
+        out = LOCAL_BUILDS / digest.hexdigest()
+        if not out.is_dir():
+            _compile(code, wanted, out)
+        return out
+
+
+LOCAL_BUILDS: Final = Path(tempfile.gettempdir()) / f"cardjudge-local-builds-{os.getuid()}"
+#: A local build's wall clock and the compiler messages kept.
+LOCAL_BUILD_S: Final = 120.0
+LOCAL_LOG_BYTES: Final = 64 << 10
+
+
+def _tool(name: str, runtime: Runtime) -> str:
+    """The program ``name`` of the host, or BadBotCode: the toolchain is not installed."""
+    found = shutil.which(name)
+    if found is None:
+        raise BadBotCode(
+            f"{runtime.title} is not installed on this host ({name} is missing); "
+            "use --sandbox docker, whose images have every toolchain"
+        )
+    return found
+
+
+def _compile(code: Path, wanted: BotBuild, out: Path) -> None:
+    """Build into a fresh folder beside ``out``, then move it in place (atomic)."""
+    LOCAL_BUILDS.mkdir(mode=0o700, exist_ok=True)
+    aside = Path(tempfile.mkdtemp(dir=LOCAL_BUILDS))
+    line = wanted.runtime.compile_line(str(aside))
+    try:
+        result = subprocess.run(
+            ["sh", "-c", line, "build", *wanted.flags],
+            cwd=code,
+            capture_output=True,
+            timeout=LOCAL_BUILD_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        shutil.rmtree(aside, ignore_errors=True)
+        raise BuildFailed(f"the build ran over its time limit ({LOCAL_BUILD_S:g} s)") from None
+    log = (result.stdout + result.stderr)[:LOCAL_LOG_BYTES].decode("utf-8", "replace")
+    if result.returncode != 0:
+        shutil.rmtree(aside, ignore_errors=True)
+        raise BuildFailed(f"the bot does not compile (exit status {result.returncode})", log)
+    try:
+        aside.rename(out)
+    except OSError:  # another process built the same code first: keep theirs
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def _bot_environment(extra: Mapping[str, str] | None) -> dict[str, str]:

@@ -36,6 +36,7 @@ from judge.rng import derive_seed
 from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
+from sandbox.runtimes import BadBotCode
 from tournaments import runner
 from tournaments.clocks import standard_time_control
 from tournaments.instance import judge_instance
@@ -121,7 +122,7 @@ def run_check(
     """The check's report: one match per table size (and per other variant, at the smallest
     table), the probes, the verdict and the log."""
     began = time.perf_counter()
-    unreadable = unreadable_code(code)
+    unreadable = unreadable_code(code) or build_problem(code, backend)
     if unreadable:
         return rejected_unplayed(unreadable, time.perf_counter() - began)
     matches: list[dict[str, Any]] = []
@@ -155,6 +156,21 @@ def unreadable_code(code: bytes) -> str:
             runner.unpack(code, Path(workdir) / "bot")
         except runner.UnreadableCode as error:
             return str(error)
+    return ""
+
+
+def build_problem(code: bytes, backend: Callable[[], Backend]) -> str:
+    """Why the bot cannot be built ("" when it can): the check compiles it first (the
+    build is kept for its matches), so a compiler's refusal, with the file and line of
+    each error, is the whole report."""
+    with tempfile.TemporaryDirectory(prefix="check-build-") as workdir:
+        folder = runner.unpack(code, Path(workdir) / "bot")
+        try:
+            backend().build(folder, label=f"{judge_instance()}-check-build")
+        except BadBotCode as error:
+            return str(error)[:LOG_CHARS]
+        except Exception as error:
+            raise runner.InfrastructureError(f"could not build the bot: {error!r}") from error
     return ""
 
 

@@ -1,9 +1,11 @@
 """Turning an uploaded file into a bot's files, refusing anything unsafe before it is stored.
 
-A bot is one ``.py`` file (it becomes ``main.py``) or a zip with ``main.py`` at its top (or
-inside a single top folder). The archive is read entry by entry with caps on the upload's
-size, the number of entries and the bytes it unpacks to, counted while decompressing (a
-zip's own size fields are not trusted). Absolute paths, ``..``, links, device files,
+A bot is one ``.py`` file (it becomes ``main.py``), one file named like an entry file of
+another language (``main.cpp``, ``Main.java``: ``sandbox.runtimes``), or a zip with an
+entry file at its top (or inside a single top folder) and maybe a ``bot.json``. The
+archive is read entry by entry with caps on the upload's size, the number of entries and
+the bytes it unpacks to, counted while decompressing (a zip's own size fields are not
+trusted). Absolute paths, ``..``, links, device files,
 encrypted entries and names that are not UTF-8 are refused. Every refusal is an
 ``UploadError`` whose message says what was wrong; nothing is written anywhere here.
 """
@@ -18,6 +20,7 @@ from pathlib import PurePosixPath
 
 from django.conf import settings
 
+from sandbox.runtimes import BY_ENTRY
 from tournaments.models import bundle_code
 
 #: Defaults of the limits (settings BOT_UPLOAD_MAX_BYTES etc. override them).
@@ -72,6 +75,7 @@ def read_upload(filename: str, data: bytes, limits: Limits | None = None) -> Bun
         )
     if not data:
         raise UploadError("the upload is empty; send a .py file or a .zip with main.py")
+    base = PurePosixPath(filename.replace("\\", "/")).name
     if data.startswith((ZIP_MAGIC, EMPTY_ZIP_MAGIC)):
         files = read_zip(data, limits)
     elif filename.lower().endswith(".zip"):
@@ -79,25 +83,35 @@ def read_upload(filename: str, data: bytes, limits: Limits | None = None) -> Bun
     elif filename.lower().endswith(".py"):
         check_python("main.py", data)
         files = {"main.py": data}
+    elif base in BY_ENTRY:
+        check_text(base, data)
+        files = {base: data}
     else:
         raise UploadError(
-            f"cannot tell what {filename!r} is: upload one .py file or a .zip with main.py"
+            f"cannot tell what {filename!r} is: upload one .py file, one entry file "
+            f"({', '.join(BY_ENTRY)}) or a .zip holding one"
         )
     code, digest = bundle_code(files)
     return Bundle(files, code, digest)
 
 
-def check_python(name: str, source: bytes) -> None:
-    """Refuse a Python file that is not UTF-8 text or does not even parse."""
+def check_text(name: str, source: bytes) -> str:
+    """The source as text; UploadError for a binary file (not UTF-8, or NUL bytes)."""
     try:
         text = source.decode("utf-8")
     except UnicodeDecodeError as error:
         raise UploadError(
             f"{name} is not UTF-8 text (bad byte at offset {error.start}); "
-            "upload Python source, not a binary file"
+            "upload source code, not a binary file"
         ) from None
     if "\0" in text:
-        raise UploadError(f"{name} contains NUL bytes; upload Python source, not a binary file")
+        raise UploadError(f"{name} contains NUL bytes; upload source code, not a binary file")
+    return text
+
+
+def check_python(name: str, source: bytes) -> None:
+    """Refuse a Python file that is not UTF-8 text or does not even parse."""
+    text = check_text(name, source)
     try:
         compile(text, name, "exec", dont_inherit=True)
     except SyntaxError as error:
@@ -133,8 +147,11 @@ def read_zip(data: bytes, limits: Limits) -> dict[str, bytes]:
             budget -= len(files[name])
     check_no_file_is_a_folder(files)
     files = strip_top_folder(files)
-    if "main.py" not in files:
-        raise UploadError("the zip has no main.py at its top; the bot starts from main.py")
+    if not any(entry in files for entry in BY_ENTRY):
+        raise UploadError(
+            "the zip has no entry file at its top; the bot starts from one of "
+            f"{', '.join(BY_ENTRY)}"
+        )
     for name, content in files.items():
         if name.endswith(".py"):
             check_python(name, content)
@@ -210,7 +227,7 @@ def too_big(name: str, limits: Limits) -> UploadError:
 
 def strip_top_folder(files: dict[str, bytes]) -> dict[str, bytes]:
     """``bot/main.py`` and friends become ``main.py`` when everything sits in one folder."""
-    if "main.py" in files or not files:
+    if any(entry in files for entry in BY_ENTRY) or not files:
         return files
     tops = {name.split("/", 1)[0] for name in files}
     if len(tops) != 1 or any("/" not in name for name in files):

@@ -1,6 +1,7 @@
 """``python -m judge play GAME BOT ...``: play a match locally with the server's referee.
 
-BOT is a Python file, a folder with main.py, or ``house:NAME``. Prints a table, or with
+BOT is a Python file, a folder or file with an entry file (main.py, main.cpp, main.rs,
+Main.java, main.js, main.go), or ``house:NAME``. Prints a table, or with
 ``--json`` one JSON object (game, variant, seed, bots, scores, places, faults, games).
 """
 

@@ -30,6 +30,7 @@ from judge.referee import BotInfo, StartBot
 from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
+from sandbox.runtimes import BY_ENTRY
 
 JUDGE_DIR = Path(judge.__file__).resolve().parent
 #: The folder to put on a local bot's PYTHONPATH so ``import botkit`` works.
@@ -113,7 +114,9 @@ def prepare_bot(spec: str, game: str, workdir: Path, *, seed: int = 0) -> Prepar
     """The runnable folder of a BOT argument; copies go under ``workdir``.
 
     ``house:NAME`` is the game's house bot NAME as a process (seeded by ``seed``); a
-    ``.py`` file is copied into a fresh folder as main.py; a folder must hold main.py.
+    ``.py`` file is copied into a fresh folder as main.py, a file named like an entry
+    file (main.cpp, Main.java, ...: ``sandbox.runtimes``) as itself; a folder must hold
+    an entry file.
     """
     folder = workdir / f"bot{len(list(workdir.iterdir()))}"
     if spec.startswith("house:"):
@@ -121,13 +124,16 @@ def prepare_bot(spec: str, game: str, workdir: Path, *, seed: int = 0) -> Prepar
         _house_folder(game, spec.removeprefix("house:"), seed, folder)
         return PreparedBot(BotInfo(spec, content_hash(folder)), folder)
     path = Path(spec)
-    if path.is_file() and path.suffix == ".py":
+    if path.is_file() and (path.suffix == ".py" or path.name in BY_ENTRY):
         folder.mkdir()
-        shutil.copyfile(path, folder / "main.py")
+        shutil.copyfile(path, folder / (path.name if path.name in BY_ENTRY else "main.py"))
         return PreparedBot(BotInfo(path.name, content_hash(folder)), folder)
-    if path.is_dir() and (path / "main.py").is_file():
+    if path.is_dir() and any((path / entry).is_file() for entry in BY_ENTRY):
         return PreparedBot(BotInfo(path.resolve().name, content_hash(path)), path.resolve())
-    raise BotSpecError(f"bot {spec!r} is neither a .py file, a folder with main.py, nor house:NAME")
+    raise BotSpecError(
+        f"bot {spec!r} is neither a .py file, a file or folder with an entry file "
+        f"({', '.join(BY_ENTRY)}), nor house:NAME"
+    )
 
 
 def make_backend(name: str) -> Backend:

@@ -147,7 +147,7 @@ def test_remove_containers_reports_what_it_removed_and_kept() -> None:
 
 @pytest.mark.docker
 def test_build_bot_image_leaves_the_bot_image_up_to_date() -> None:
-    assert "the bot image cardjudge/bot-python:latest is up to date" in run("build_bot_image")
+    assert "the bot image cardjudge/runtime-python:latest is up to date" in run("build_bot_image")
 
 
 @pytest.mark.django_db(transaction=True)

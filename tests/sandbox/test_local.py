@@ -14,6 +14,7 @@ import pytest
 from sandbox.channel import ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
 from sandbox.local import LocalBackend, LocalChannel, NotASandboxWarning
+from sandbox.runtimes import BadBotCode
 
 Start = Callable[..., LocalChannel]
 LIMITS = Limits(line_bytes=1024, stderr_bytes=2048, memory_mb=256)
@@ -60,8 +61,17 @@ def test_the_backend_warns_that_it_is_not_a_security_boundary() -> None:
         LocalBackend()
 
 
-def test_a_bot_folder_needs_main_py(backend: LocalBackend, tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match=r"needs main\.py"):
+def test_a_bot_folder_needs_an_entry_file(backend: LocalBackend, tmp_path: Path) -> None:
+    with pytest.raises(BadBotCode, match=r"no entry file.*main\.py"):
+        backend.start(tmp_path, label="x", limits=LIMITS)
+
+
+def test_a_language_whose_toolchain_the_host_lacks_is_a_clear_error(
+    backend: LocalBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools-here"))
+    (tmp_path / "main.cpp").write_text("int main() {}\n")
+    with pytest.raises(BadBotCode, match=r"C\+\+20.*not installed.*--sandbox docker"):
         backend.start(tmp_path, label="x", limits=LIMITS)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from sandbox.channel import Channel
 from sandbox.limits import Limits
 from sandbox.local import LocalBackend
+from sandbox.runtimes import Runtime
 
 
 class RecordingBackend:
@@ -24,3 +25,6 @@ class RecordingBackend:
     ) -> Channel:
         self.labels.append(label)
         return self.inner.start(code, label=label, limits=limits, env=env)
+
+    def build(self, code: Path, *, label: str = "build") -> Runtime:
+        return self.inner.build(code, label=label)

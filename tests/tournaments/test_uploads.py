@@ -63,7 +63,7 @@ HOSTILE: dict[str, tuple[str, Callable[[], bytes], str]] = {
     "garbage bytes as .py": ("bot.py", lambda: os.urandom(4096) + b"\xff", "not UTF-8"),
     "garbage bytes as .zip": ("bot.zip", lambda: b"\x00garbage" * 100, "not a zip"),
     "a broken zip": ("bot.zip", lambda: b"PK\x03\x04" + b"\x17" * 300, "cannot be read"),
-    "no main.py": ("bot.zip", lambda: zipped(("bot.py", MAIN)), "no main.py"),
+    "no main.py": ("bot.zip", lambda: zipped(("bot.py", MAIN)), "no entry file"),
     "name not UTF-8": ("bot.zip", bad_utf8_name, "not valid UTF-8"),
     "too many entries": (
         "bot.zip",
@@ -88,6 +88,8 @@ HOSTILE: dict[str, tuple[str, Callable[[], bytes], str]] = {
     "syntax error": ("bot.py", lambda: b"def broken(:\n", "syntax error"),
     "neither .py nor .zip": ("bot.exe", lambda: b"MZ\x90\x00", "cannot tell"),
     "empty": ("bot.py", lambda: b"", "empty"),
+    "a binary entry file": ("main.cpp", lambda: b"\x7fELF\x00\xff", "not UTF-8 text"),
+    "NUL bytes in an entry file": ("Main.java", lambda: b"class Main {}\0", "NUL bytes"),
 }
 
 
@@ -116,6 +118,18 @@ def test_a_zip_bomb_is_stopped_while_decompressing_not_after() -> None:
 def test_a_single_python_file_becomes_main_py() -> None:
     bundle = read_upload("mine.py", MAIN, LIMITS)
     assert bundle.files == {"main.py": MAIN}
+
+
+@pytest.mark.parametrize("entry", ["main.cpp", "main.rs", "Main.java", "main.js", "main.go"])
+def test_a_single_entry_file_of_another_language_is_a_bot(entry: str) -> None:
+    source = b"// a bot\n"
+    assert read_upload(f"C:\\bots\\{entry}", source, LIMITS).files == {entry: source}
+    assert read_upload(entry, source, LIMITS).files == {entry: source}
+
+
+def test_a_zip_of_a_go_bot_in_a_folder_keeps_its_bot_json() -> None:
+    files = (("bot/main.go", b"package main\n"), ("bot/bot.json", b'{"language": "go"}'))
+    assert sorted(read_upload("bot.zip", zipped(*files), LIMITS).files) == ["bot.json", "main.go"]
 
 
 def test_a_zip_of_one_folder_is_read_from_inside_it() -> None:

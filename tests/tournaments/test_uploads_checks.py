@@ -5,6 +5,7 @@ crash's traceback, not exiting after the match). Then a quick match through the 
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,6 +37,7 @@ for line in sys.stdin:
     elif message["type"] == "match_over":
         %(at_end)s
 """
+REPO = Path(__file__).resolve().parents[2]
 
 
 def check(game: str, source: str) -> dict[str, Any]:
@@ -172,3 +174,16 @@ def test_a_check_whose_message_was_lost_is_sent_again() -> None:
     new.refresh_from_db()
     assert (old.status, new.status) == (BotVersion.Status.ACCEPTED, BotVersion.Status.PENDING)
     assert checks.check_version(old.pk) == "skipped"  # a second delivery changes nothing
+
+
+@pytest.mark.docker
+def test_the_check_compiles_first_and_shows_the_compilers_errors() -> None:
+    backend = runner.make_backend("docker")
+    starter = (REPO / "starters" / "cpp" / "main.cpp").read_bytes()
+    good, _ = bundle_code({"main.cpp": starter})
+    assert checks.run_check("oceans11", good, 1, lambda: backend)["passed"]
+    broken, _ = bundle_code({"main.cpp": b"int main() {\n  return nothing;\n}\n"})
+    report = checks.run_check("oceans11", broken, 2, lambda: backend)
+    assert not report["passed"] and report["matches"] == []
+    assert report["reason"].startswith("the bot does not compile")
+    assert "main.cpp:2:" in report["reason"] and "nothing" in report["reason"]

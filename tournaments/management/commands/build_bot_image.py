@@ -19,7 +19,7 @@ SCRIPT = Path(settings.BASE_DIR) / "scripts" / "build-bot-image"
 
 
 class Command(BaseCommand):
-    help = "Build the bot runtime image (cardjudge/bot-python) offline; skipped if up to date."
+    help = "Build the bot runtime image (cardjudge/runtime-python) offline; skipped if up to date."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--image", help="the image to build (default: JUDGE_BOT_IMAGE)")
@@ -38,4 +38,6 @@ class Command(BaseCommand):
         done = subprocess.run([str(SCRIPT)], env=env, cwd=settings.BASE_DIR, check=False)
         if done.returncode != 0:
             raise CommandError(f"{SCRIPT.name} failed with status {done.returncode}")
-        self.stdout.write(f"the bot image {image or 'cardjudge/bot-python:latest'} is up to date")
+        self.stdout.write(
+            f"the bot image {image or 'cardjudge/runtime-python:latest'} is up to date"
+        )
