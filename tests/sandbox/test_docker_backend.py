@@ -167,7 +167,7 @@ def test_when_one_seat_cannot_start_the_others_are_stopped(tmp_path: Path) -> No
     empty = tmp_path / "empty"
     empty.mkdir()
     seats = [SeatStart(echo(tmp_path), harness.label("fine")), SeatStart(empty, harness.label("x"))]
-    with pytest.raises(BadBotCode, match=r"no main\.py"):
+    with pytest.raises(BadBotCode, match=r"no entry file.*main\.py"):
         start_many(harness.pipe_backend(), seats)
     assert harness.containers_labelled(seats[0].label) == []
 
@@ -214,6 +214,17 @@ def test_the_image_build_is_skipped_when_nothing_changed() -> None:
     assert run.returncode == 0, run.stderr
     assert "building" not in run.stderr
     assert time.monotonic() - started < 10
+
+
+def test_the_runtime_images_build_is_skipped_when_nothing_changed() -> None:
+    run = subprocess.run(
+        [str(REPO / "scripts" / "build-runtime-images")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "building" not in run.stderr
 
 
 def test_the_pipe_root_comes_from_the_environment(
