@@ -20,13 +20,15 @@ from django.db import connection, transaction
 
 from sandbox import docker_backend
 from tests.deploy.test_image import IMAGE, image  # noqa: F401  (the fixture that builds it)
-from tests.tournaments.conftest import sending_tasks_to, wait_for
+from tests.tournaments.conftest import REDIS_URL, sending_tasks_to, wait_for
 from tournaments import services
 from tournaments.management.commands import _seeds
 from tournaments.models import Match, Tournament
 
 pytestmark = pytest.mark.docker
-BROKER = "redis://127.0.0.1:6379/12"
+#: This run's own Redis database (JUDGE_TEST_REDIS_URL): with a fixed one, two test runs on
+#: one machine sent their matches to each other's worker containers.
+BROKER = REDIS_URL
 ROOT = Path(__file__).resolve().parents[2]
 PIPE_ROOT = ROOT / "var" / "test-worker-pipes"
 #: A host name of its own, as compose gives each container: the worker's leftover cleanup
@@ -36,7 +38,7 @@ HOSTNAME = f"cardjudge-test-worker-{os.getpid()}"
 
 @pytest.fixture
 def broker() -> Iterator[None]:
-    """This process sends tasks to Redis db 12 (emptied) instead of running them itself."""
+    """This process sends tasks to Redis (BROKER, emptied) instead of running them itself."""
     with sending_tasks_to(BROKER):
         yield
 

@@ -91,12 +91,14 @@ def report(channel: Channel, timeout: float = 20.0) -> dict[str, Any]:
 
 
 def containers_labelled(match: str) -> list[str]:
-    found = client().containers.list(all=True, filters={"label": f"{MATCH_LABEL}={match}"})
+    found = client().containers.list(
+        all=True, filters={"label": f"{MATCH_LABEL}={match}"}, ignore_removed=True
+    )
     return [container.id for container in found]
 
 
 def leftovers_of_this_run() -> list[str]:
-    found = client().containers.list(all=True, filters={"label": LABEL})
+    found = client().containers.list(all=True, filters={"label": LABEL}, ignore_removed=True)
     return [c.name for c in found if c.labels.get(MATCH_LABEL, "").startswith(RUN_PREFIX)]
 
 
