@@ -21,6 +21,9 @@ pytestmark = pytest.mark.docker
 POLITE = Path(__file__).parents[1] / "judge" / "hostile" / "polite.py"
 #: Generous for the polite bot on a loaded machine; the hostile ones fault at start-up.
 CLOCK = TimeControl(startup_s=5.0, move_s=2.0, bank_s=5.0)
+#: read_host reads every file of the image before its report (the Python image holds
+#: numpy and scipy: about 800 MB), which takes far longer than 5 s on a loaded machine.
+SCAN_CLOCK = TimeControl(startup_s=120.0, move_s=2.0, bank_s=5.0)
 LIMITS = Limits(line_bytes=64 << 10, stderr_bytes=16 << 10, send_timeout_s=0.5)
 PROBE_LIMITS = {
     "fill_tmp": Limits(tmp_mb=12, file_size_mb=4),
@@ -59,7 +62,7 @@ def play(tmp_path: Path, attack: str, env: dict[str, str]) -> tuple[MatchOutcome
     ]
     channels = start_many(harness.pipe_backend(), seats)
     bots = [BotInfo(attack), polite.info]
-    spec = MatchSpec("race", seed=5, games=2, time=CLOCK)
+    spec = MatchSpec("race", seed=5, games=2, time=SCAN_CLOCK if attack == "read_host" else CLOCK)
     outcome = play_match(spec, bots, lambda i: SandboxChannel(channels[i]), make_game=make_race)
     return outcome, labels
 
