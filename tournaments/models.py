@@ -187,6 +187,9 @@ class Match(models.Model):
     worker = models.CharField(max_length=200, blank=True, default="")
     #: {"scores": [...], "places": [...]} per seat, when done.
     result = models.JSONField(null=True, blank=True)
+    #: The comparison units the ratings use (tournaments.units): one per game, or per
+    #: duplicate deal, as places per seat ("12 21 11"); written with the result.
+    units = models.TextField(blank=True, default="")
     faults = models.JSONField(default=list, blank=True)
     replay = models.JSONField(null=True, blank=True)
     #: Why the match failed (infrastructure), or the history of lost attempts.
@@ -244,6 +247,24 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"match {self.match_id} seat {self.index}"
+
+
+class TournamentTable(models.Model):
+    """A tournament's fitted table, cached: valid while ``done`` matches are finished.
+
+    Fitting reads every unit of the tournament; the page's live part is polled every few
+    seconds by every open tab, so the fit runs once per new result, not once per poll.
+    """
+
+    tournament = models.OneToOneField(Tournament, on_delete=models.CASCADE, related_name="table")
+    done = models.PositiveIntegerField()
+    #: Standings rows and head-to-head, as tournaments.standings writes them.
+    rows = models.JSONField(default=list)
+    head_to_head = models.JSONField(default=list)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"table of tournament {self.tournament_id} after {self.done} matches"
 
 
 class Rating(models.Model):

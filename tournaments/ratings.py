@@ -11,7 +11,7 @@ participant to all of the tournament's pairwise results at once, by maximum like
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -27,6 +27,17 @@ SCALE = 400.0
 #: unbeaten or winless record finite; it shifts nothing else noticeably.
 PRIOR_SD = 1000.0
 Z95 = 1.959963984540054
+#: A bot with fewer comparison units than this in a fit is labelled provisional.
+PROVISIONAL_UNITS = 10
+#: Below this many units the model-based variance floors the sandwich fully; above, by
+#: FLOOR_UNITS / units (see ``_floor_weight``).
+FLOOR_UNITS = 10
+#: A record with fewer pairwise wins (or losses) than this keeps the whole model floor.
+FLOOR_RARE = 3.0
+#: Intervals reach at most this far from the estimate, and everything stays in range.
+CLIP_HALF = 800.0
+ELO_MIN = 0.0
+ELO_MAX = 3000.0
 
 P = TypeVar("P", bound=Hashable)
 
@@ -94,7 +105,9 @@ class Standing(Generic[P]):
     """One participant's line in a tournament table.
 
     ``points``: the sum of its pairwise scores; ``elo`` and its 95% interval
-    (``elo_low``, ``elo_high``) come from the maximum-likelihood fit, centred on START_ELO.
+    (``elo_low``, ``elo_high``) come from the maximum-likelihood fit, centred on START_ELO;
+    ``units``: the comparison units (games or duplicate deals) it took part in;
+    ``provisional``: fewer than PROVISIONAL_UNITS of them, so the interval is a rough guide.
     """
 
     participant: P
@@ -105,6 +118,8 @@ class Standing(Generic[P]):
     elo: float
     elo_low: float
     elo_high: float
+    units: int = 0
+    provisional: bool = True
 
 
 @dataclass(frozen=True)
@@ -139,15 +154,14 @@ def standings(
     """The table, best first: points, shared places on equal points, and the fitted Elo.
 
     Points count ``placings`` (usually one per match); the Elo is fitted to ``games`` when
-    given (the finer results of those matches: each deal of a duplicate match, summed over
-    its rotations, or each game; see ``tournaments.standings``), else to ``placings``.
+    given (the comparison units of those matches: each deal of a duplicate match, summed
+    over its rotations, or each game; see ``tournaments.units``), else to ``placings``.
     """
     placings = list(placings)
     everyone = list(dict.fromkeys([*participants, *(p for x in placings for p in x.seats)]))
     points = dict.fromkeys(everyone, 0.0)
     pair_count = dict.fromkeys(everyone, 0)
     match_count = dict.fromkeys(everyone, 0)
-    outcomes = []
     for placing in placings:
         for p in set(placing.seats):
             match_count[p] += 1
@@ -156,46 +170,138 @@ def standings(
             points[b] += 1.0 - score
             pair_count[a] += 1
             pair_count[b] += 1
-            outcomes.append((a, b, score))
-    if games is not None:
-        outcomes = [o for g in games for o in pairwise(g.seats, g.places)]
-    fit = fit_elo(outcomes, everyone)
-    ordered = sorted(everyone, key=lambda p: (-points[p], -fit[p][0]))
+    fit = fit_units(placings if games is None else games, everyone)
+    ordered = sorted(everyone, key=lambda p: (-points[p], -fit[p].elo))
     table = []
     for p in ordered:
         place = 1 + sum(points[q] > points[p] for q in everyone)
-        elo, half = fit[p]
+        f = fit[p]
         table.append(
             Standing(
-                p, place, points[p], pair_count[p], match_count[p], elo, elo - half, elo + half
+                p,
+                place,
+                points[p],
+                pair_count[p],
+                match_count[p],
+                f.elo,
+                f.low,
+                f.high,
+                f.units,
+                f.provisional,
             )
         )
     return table
 
 
+@dataclass(frozen=True)
+class Fit:
+    """One participant's fitted Elo, its 95% interval (clipped) and its evidence."""
+
+    elo: float
+    low: float
+    high: float
+    units: int
+    provisional: bool
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2.0
+
+
 def fit_elo(
     outcomes: Iterable[tuple[P, P, float]], participants: Iterable[P] = ()
 ) -> dict[P, tuple[float, float]]:
-    """Maximum-likelihood Elo per participant and the half-width of its 95% interval.
+    """Elo and the half-width of its 95% interval, each pairwise outcome its own unit."""
+    units = [
+        Placing((a, b), (1, 1) if score == 0.5 else (1, 2) if score > 0.5 else (2, 1))
+        for a, b, score in outcomes
+    ]
+    return {p: (f.elo, f.half_width) for p, f in fit_units(units, participants).items()}
+
+
+def fit_units(units: Iterable[Placing[P]], participants: Iterable[P] = ()) -> dict[P, Fit]:
+    """Maximum-likelihood Elo per participant with an honest 95% interval.
 
     The model is Bradley-Terry on Elo's scale: P(a beats b) = 1 / (1 + 10^((r_b - r_a)/400)),
-    a draw counting as half a win each way. Newton's method maximises the log-likelihood
-    (plus the weak prior, PRIOR_SD); the ratings average START_ELO. The interval comes from
-    the inverse of the negative Hessian at the optimum, with the common shift of all ratings
-    (which the games cannot see) projected out: it measures each rating against the field.
+    a draw counting as half a win each way, over the pairwise results of each unit (one
+    game, or one duplicate deal). Newton's method maximises the log-likelihood (plus the
+    weak prior, PRIOR_SD); the ratings average START_ELO.
+
+    The pairwise results of one unit are not independent (a 6-player placing is 15 pairs
+    decided together; a duplicate deal is often a draw, far less variable than a coin), so
+    the covariance is the cluster-robust sandwich H^-1 (sum over units of g_u g_u') H^-1
+    with the unit as the cluster, not the model's H^-1. With few units, or a record with
+    next to no wins or losses, the sandwich knows little, so the model's variance is a
+    floor there (see ``_floor_weight``). The common shift of all ratings (which games
+    cannot see) is projected out: the interval places a bot against the field.
     """
-    outcomes = list(outcomes)
-    names = list(dict.fromkeys([*participants, *(p for a, b, _ in outcomes for p in (a, b))]))
+    counted: Counter[tuple[tuple[P, ...], tuple[int, ...]]] = Counter(
+        (u.seats, u.places) for u in units
+    )
+    names = list(dict.fromkeys([*participants, *(p for seats, _ in counted for p in seats)]))
     index = {p: i for i, p in enumerate(names)}
-    n = len(names)
-    if n == 0:
+    if not names:
         return {}
+    patterns = [
+        (count, [(index[a], index[b], y) for a, b, y in pairwise(seats, places)])
+        for (seats, places), count in counted.items()
+    ]
+    r = _newton(len(names), patterns)
+    evidence = _evidence(len(names), patterns)
+    _, hessian = _gradient_and_hessian(r, *_totals(patterns))
+    model = _inverse(hessian)
+    sandwich = _project_out_shift(_sandwich(model, _meat(r, patterns)))
+    model = _project_out_shift(model)
+    fits = {}
+    for p, i in index.items():
+        units_i, points_i, pairs_i = evidence[i]
+        floor = model[i][i] * _floor_weight(units_i, points_i, pairs_i)
+        variance = max(sandwich[i][i], floor, 0.0)
+        fits[p] = _clipped(START_ELO + r[i], Z95 * math.sqrt(variance), units_i)
+    return fits
+
+
+def _clipped(elo: float, half: float, units: int) -> Fit:
+    """The interval at most CLIP_HALF either side, everything within [ELO_MIN, ELO_MAX]."""
+    half = min(half, CLIP_HALF)
+    elo = min(max(elo, ELO_MIN), ELO_MAX)
+    low, high = max(elo - half, ELO_MIN), min(elo + half, ELO_MAX)
+    return Fit(elo, low, high, units, units < PROVISIONAL_UNITS)
+
+
+def _floor_weight(units: int, points: float, pairs: int) -> float:
+    """How much of the model variance an interval keeps at least (0 to 1).
+
+    All of it for a record with fewer than FLOOR_RARE wins or losses (counted pairwise,
+    a draw half): the sandwich sees hardly any variation there and would claim certainty
+    about a bot that has never lost. Otherwise FLOOR_UNITS / units, capped at 1: the
+    sandwich is unreliable on few clusters, and soon trustworthy on many.
+    """
+    if min(points, pairs - points) < FLOOR_RARE:
+        return 1.0
+    return min(1.0, FLOOR_UNITS / max(units, 1))
+
+
+Pattern = tuple[int, list[tuple[int, int, float]]]
+
+
+def _totals(
+    patterns: Sequence[Pattern],
+) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], int]]:
+    """Pairwise points won (by the lower index) and pairs played, per pair of indices."""
     won: dict[tuple[int, int], float] = defaultdict(float)
     played: dict[tuple[int, int], int] = defaultdict(int)
-    for a, b, score in outcomes:
-        i, j = sorted((index[a], index[b]))
-        won[i, j] += score if index[a] == i else 1.0 - score
-        played[i, j] += 1
+    for count, pairs in patterns:
+        for i, j, y in pairs:
+            a, b = (i, j) if i < j else (j, i)
+            won[a, b] += count * (y if i == a else 1.0 - y)
+            played[a, b] += count
+    return won, played
+
+
+def _newton(n: int, patterns: Sequence[Pattern]) -> list[float]:
+    """The ratings (around 0) that maximise the log-posterior."""
+    won, played = _totals(patterns)
     r = [0.0] * n
     for _ in range(200):
         gradient, hessian = _gradient_and_hessian(r, won, played)
@@ -206,11 +312,55 @@ def fit_elo(
         r = [x + dx for x, dx in zip(r, step, strict=True)]
         if biggest < 1e-9:
             break
-    _, hessian = _gradient_and_hessian(r, won, played)
-    covariance = _project_out_shift(_inverse(hessian))
-    return {
-        p: (START_ELO + r[i], Z95 * math.sqrt(max(covariance[i][i], 0.0))) for p, i in index.items()
-    }
+    return r
+
+
+def _evidence(n: int, patterns: Sequence[Pattern]) -> list[tuple[int, float, int]]:
+    """Per index: units taken part in, pairwise points, pairwise results."""
+    units = [0] * n
+    points = [0.0] * n
+    pairs = [0] * n
+    for count, unit in patterns:
+        for k in {x for i, j, _ in unit for x in (i, j)}:
+            units[k] += count
+        for i, j, y in unit:
+            points[i] += count * y
+            points[j] += count * (1.0 - y)
+            pairs[i] += count
+            pairs[j] += count
+    return list(zip(units, points, pairs, strict=True))
+
+
+def _meat(r: Sequence[float], patterns: Sequence[Pattern]) -> list[list[float]]:
+    """Sum over units of the outer product of each unit's score (log-likelihood gradient),
+    times U / (U - 1), the usual small-sample correction for U clusters."""
+    n = len(r)
+    s = math.log(10.0) / SCALE
+    meat = [[0.0] * n for _ in range(n)]
+    total = 0
+    for count, unit in patterns:
+        g: dict[int, float] = defaultdict(float)
+        for i, j, y in unit:
+            d = s * (y - 1.0 / (1.0 + math.exp(-s * (r[i] - r[j]))))
+            g[i] += d
+            g[j] -= d
+        for i, gi in g.items():
+            row = meat[i]
+            for j, gj in g.items():
+                row[j] += count * gi * gj
+        total += count
+    correction = total / (total - 1) if total > 1 else 1.0
+    return [[x * correction for x in row] for row in meat]
+
+
+def _sandwich(bread: list[list[float]], meat: list[list[float]]) -> list[list[float]]:
+    """bread @ meat @ bread (bread symmetric)."""
+    return _matmul(_matmul(bread, meat), bread)
+
+
+def _matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
+    columns = list(zip(*b, strict=True))
+    return [[sum(x * y for x, y in zip(row, col, strict=True)) for col in columns] for row in a]
 
 
 def _gradient_and_hessian(

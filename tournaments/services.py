@@ -23,6 +23,7 @@ from judge.rng import derive_seed
 from tournaments import dispatch, ratings
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
 from tournaments.schedule import schedule
+from tournaments.units import stored_units
 
 
 class ServiceError(ValueError):
@@ -284,6 +285,7 @@ def finish_match(
             for g in outcome.get("games", [])
         ],
     }
+    match.units = stored_units(match)
     match.faults = outcome.get("faults", [])
     match.replay = outcome.get("record")
     match.finished_at = timezone.now()

@@ -2,20 +2,23 @@
 
 Points and the head-to-head table count each match once (its places over all its games;
 in a duplicate match those totals already cover every rotation of every deal, so they
-compare the bots on the same cards). The Elo fit uses more evidence, as the pairwise
-results it implies: every deal of a duplicate match (each bot's scores summed over that
-deal's rotations) and every game of a match without duplicate deals.
+compare the bots on the same cards). The Elo fit uses more evidence: the match's stored
+comparison units (tournaments.units: every game, or every duplicate deal summed over its
+rotations). Only the places, the units and the seats are read, never the games or the
+replay; the fitted table is cached (TournamentTable) until another match finishes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from judge.engine import Result
-from tournaments import ratings
-from tournaments.models import BotVersion, Match, Tournament
+from django.db import IntegrityError, transaction
+
+from tournaments import ratings, units
+from tournaments.models import BotVersion, Match, Seat, Tournament, TournamentTable
 
 
 @dataclass(frozen=True)
@@ -29,53 +32,71 @@ class Table:
 
 
 def tournament_table(tournament: Tournament) -> Table:
+    """The table after the matches finished so far: the cached fit if it is current."""
     versions = {v.pk: v for v in tournament.participants.select_related("bot")}
-    matches = list(
-        tournament.matches.filter(status=Match.Status.DONE)
-        .prefetch_related("seats")
-        .order_by("number")
-    )
+    done = tournament.matches.filter(status=Match.Status.DONE).count()
+    cached = TournamentTable.objects.filter(tournament=tournament, done=done).first()
+    if cached is not None:
+        return _from_cache(cached, versions)
+    rows, head, done = fit_table(tournament, versions)
+    _store(tournament, done, rows, head)
+    return Table(rows, head, versions, done)
+
+
+def fit_table(
+    tournament: Tournament, participants: Any
+) -> tuple[list[ratings.Standing[int]], dict[int, dict[int, ratings.HeadToHead]], int]:
+    """Standings, head-to-head and the number of matches they count, from the units."""
     per_match = []
-    per_comparison = []
-    for match in matches:
-        seats = tuple(seat.version_id for seat in match.seats.all())
-        result = match.result or {}
-        per_match.append(ratings.Placing(seats, tuple(result["places"])))
-        games = result.get("games", [])
-        per_comparison += fit_placings(seats, games, duplicate=match.duplicate, deals=match.games)
-    rows = ratings.standings(per_match, versions, games=per_comparison)
-    return Table(rows, ratings.head_to_head(per_match), versions, len(matches))
+    per_unit = []
+    for seats, places, text in _finished(tournament):
+        per_match.append(ratings.Placing(seats, places))
+        per_unit += units.placings(seats, text) if text else [per_match[-1]]
+    rows = ratings.standings(per_match, participants, games=per_unit)
+    return rows, ratings.head_to_head(per_match), len(per_match)
 
 
-def fit_placings(
-    seats: Sequence[int], games: Sequence[Mapping[str, Any]], *, duplicate: bool, deals: int
-) -> list[ratings.Placing[int]]:
-    """The results of one match that the Elo fit compares: per deal if duplicate, else per game.
+def _finished(tournament: Tournament) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], str]]:
+    """(version per seat, places, encoded units) of each finished match, in match order."""
+    seats: dict[int, list[int]] = defaultdict(list)
+    for match_id, version_id in (
+        Seat.objects.filter(match__tournament=tournament, match__status=Match.Status.DONE)
+        .order_by("match_id", "index")
+        .values_list("match_id", "version_id")
+    ):
+        seats[match_id].append(version_id)
+    for match_id, places, text in (
+        tournament.matches.filter(status=Match.Status.DONE)
+        .order_by("number", "id")
+        .values_list("id", "result__places", "units")
+    ):
+        yield tuple(seats[match_id]), tuple(places), text
 
-    ``seats`` are the match's participants (bot index -> participant); each game's
-    ``seating[seat]`` is the bot index sitting there. A duplicate match plays every deal
-    once per seat rotation, and a deal's games split evenly whenever the cards decide
-    them; so the whole duplicate set of a deal is one result: each bot's scores summed
-    over the deal's rotations, placed by those sums, and the bot that did better on the
-    same cards wins it. Results stored before games carried their deal number fall back
-    on the referee's order (all deals in one seating, then all in the next): game i is
-    deal i mod ``deals``.
-    """
-    if not duplicate:
-        return [
-            ratings.Placing(
-                tuple(seats[bot] for bot in game["seating"]), tuple(game["result"]["places"])
-            )
-            for game in games
-        ]
-    sums: dict[int, list[float]] = {}
-    for position, game in enumerate(games):
-        deal = game.get("deal", position % max(deals, 1))
-        totals = sums.setdefault(deal, [0.0] * len(seats))
-        for seat, bot in enumerate(game["seating"]):
-            totals[bot] += game["result"]["scores"][seat]
-    return [
-        # Rounded so that sums of decimal scores that should be equal tie.
-        ratings.Placing(tuple(seats), Result.from_scores([round(t, 9) for t in totals]).places)
-        for _, totals in sorted(sums.items())
-    ]
+
+def _store(
+    tournament: Tournament,
+    done: int,
+    rows: list[ratings.Standing[int]],
+    head: dict[int, dict[int, ratings.HeadToHead]],
+) -> None:
+    """Keep the fit for the next request; a racing request storing the same is fine."""
+    data = {
+        "done": done,
+        "rows": [asdict(row) for row in rows],
+        "head_to_head": [
+            [a, b, h.points, h.pairs] for a, row in head.items() for b, h in row.items()
+        ],
+    }
+    try:
+        with transaction.atomic():
+            TournamentTable.objects.update_or_create(tournament=tournament, defaults=data)
+    except IntegrityError:
+        pass  # another request created the row first; the next one refreshes it if stale
+
+
+def _from_cache(cached: TournamentTable, versions: dict[int, BotVersion]) -> Table:
+    rows = [ratings.Standing(**row) for row in cached.rows]
+    head: dict[int, dict[int, ratings.HeadToHead]] = defaultdict(dict)
+    for a, b, points, pairs in cached.head_to_head:
+        head[a][b] = ratings.HeadToHead(points, pairs)
+    return Table(rows, dict(head), versions, cached.done)

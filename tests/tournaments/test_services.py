@@ -7,6 +7,7 @@ real workers.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import time
 from typing import Any
 
@@ -227,10 +228,18 @@ def test_recomputed_ratings_equal_the_incremental_ones() -> None:
     assert report.matches == 20 and report.differences == {}
     assert report.ratings == dict(Rating.objects.values_list("bot_id", "elo"))
     assert len(set(report.ratings.values())) > 1
-    call_command("recompute_ratings")  # raises CommandError on any difference
+    out = io.StringIO()
+    call_command("recompute_ratings", "--progress-every", "7", stdout=out)  # raises if differ
+    assert "7 matches replayed" in out.getvalue() and "14 matches replayed" in out.getvalue()
+    history = sorted(RatingHistory.objects.values_list("match_id", "bot_id", "before", "after"))
+    assert len(history) == 40
     Rating.objects.filter(pk=Rating.objects.first().pk).update(elo=1234.5)  # type: ignore[union-attr]
-    call_command("recompute_ratings", "--write")
+    call_command("recompute_ratings", "--write", stdout=io.StringIO())
     assert recompute().differences == {}
+    rewritten = RatingHistory.objects.values_list("match_id", "bot_id", "before", "after")
+    assert sorted(rewritten) == history
+    # Every finished match stored its comparison units with its result.
+    assert not Match.objects.filter(status=Match.Status.DONE, units="").exists()
 
 
 def test_it_refuses_a_table_larger_than_the_entrants() -> None:

@@ -18,7 +18,8 @@ from judge.referee import MatchSpec, rotations, schedule
 from tests.tournaments.conftest import first_legal
 from tournaments import ratings, services
 from tournaments.models import BotVersion, Match, Seat, Tournament
-from tournaments.standings import fit_placings, tournament_table
+from tournaments.standings import tournament_table
+from tournaments.units import encode, fill_missing, match_units, placings
 
 #: Enough deals per pairing for the better bot's interval to clear the others'.
 DEALS = 60
@@ -76,6 +77,9 @@ def finished_duplicate_round_robin(*, with_deal_numbers: bool) -> tuple[Tourname
             },
         )
         Seat.objects.bulk_create(Seat(match=match, index=i, version=v) for i, v in enumerate(pair))
+    # Stored as before units existed: the migration's fill derives them from the results.
+    assert fill_missing(Match) == 3
+    assert fill_missing(Match) == 0
     return tournament, every_game
 
 
@@ -104,6 +108,15 @@ def test_a_bot_better_on_the_same_deals_gets_an_elo_interval_above_the_others(
     # The two alike bots tie every deal: equal ratings, symmetric about the field's mean.
     assert others[0].elo == pytest.approx(others[1].elo)
     assert strong.elo + 2 * others[0].elo == pytest.approx(3 * ratings.START_ELO)
+
+
+def fit_placings(
+    seats: tuple[int, ...], games: list[Any], *, duplicate: bool, deals: int
+) -> list[ratings.Placing[int]]:
+    """The units of a match as stored (encoded) and read back by the standings."""
+    result = {"places": [1] * len(seats), "games": games}
+    stored = encode(match_units(len(seats), result, duplicate=duplicate, deals=deals))
+    return placings(seats, stored)
 
 
 def test_a_deal_decided_by_the_cards_alone_is_a_draw_for_everyone_at_a_table_of_four() -> None:
@@ -137,5 +150,5 @@ def test_games_of_a_match_without_duplicate_deals_count_one_by_one() -> None:
     ]
     assert fit_placings((7, 8), games, duplicate=False, deals=2) == [
         ratings.Placing((7, 8), (1, 2)),
-        ratings.Placing((8, 7), (1, 2)),
+        ratings.Placing((7, 8), (2, 1)),  # bot 1 sat in seat 0 and won
     ]

@@ -1,8 +1,9 @@
 """``manage.py recompute_ratings [--write]``: every global Elo again, from the match history.
 
 Replays each rated, finished match in the order its rating update was made
-(``rating_seq``) with the same update function, and reports every bot whose stored
-rating differs. With ``--write``, the stored ratings and history are replaced.
+(``rating_seq``) with the same update function, streaming the history (constant memory:
+only the needed columns, fetched in chunks), printing progress, and reports every bot
+whose stored rating differs. With ``--write``, the stored ratings and history are replaced.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournaments.ratings_store import recompute, store_recomputed
+from tournaments.ratings_store import recompute, recompute_and_store
 
 
 class Command(BaseCommand):
@@ -21,9 +22,24 @@ class Command(BaseCommand):
         parser.add_argument(
             "--write", action="store_true", help="store the recomputed ratings and history"
         )
+        parser.add_argument(
+            "--progress-every",
+            type=int,
+            default=50_000,
+            help="print a progress line every this many matches (default 50000)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        report = recompute()
+        every = max(1, options["progress_every"])
+
+        def progress(done: int) -> None:
+            self.stdout.write(f"{done} matches replayed")
+            self.stdout.flush()
+
+        if options["write"]:
+            report = recompute_and_store(progress, every)
+        else:
+            report = recompute(progress=progress, every=every)
         for bot_id, (stored, fresh) in sorted(report.differences.items()):
             self.stdout.write(f"bot {bot_id}: stored {stored!r}, recomputed {fresh!r}")
         self.stdout.write(
@@ -31,7 +47,6 @@ class Command(BaseCommand):
             f"{len(report.differences)} differ"
         )
         if options["write"]:
-            store_recomputed(report)
             self.stdout.write("stored the recomputed ratings")
         elif report.differences:
             raise CommandError("stored ratings differ from the history; run with --write to fix")
