@@ -219,7 +219,9 @@ def fit_elo(
     return {p: (f.elo, f.half_width) for p, f in fit_units(units, participants).items()}
 
 
-def fit_units(units: Iterable[Placing[P]], participants: Iterable[P] = ()) -> dict[P, Fit]:
+def fit_units(
+    units: Iterable[Placing[P]], participants: Iterable[P] = (), *, robust: bool = True
+) -> dict[P, Fit]:
     """Maximum-likelihood Elo per participant with an honest 95% interval.
 
     The model is Bradley-Terry on Elo's scale: P(a beats b) = 1 / (1 + 10^((r_b - r_a)/400)),
@@ -234,6 +236,7 @@ def fit_units(units: Iterable[Placing[P]], participants: Iterable[P] = ()) -> di
     next to no wins or losses, the sandwich knows little, so the model's variance is a
     floor there (see ``_floor_weight``). The common shift of all ratings (which games
     cannot see) is projected out: the interval places a bot against the field.
+    ``robust=False`` gives the model's interval alone (the old one: bench_calibration).
     """
     counted: Counter[tuple[tuple[P, ...], tuple[int, ...]]] = Counter(
         (u.seats, u.places) for u in units
@@ -250,13 +253,14 @@ def fit_units(units: Iterable[Placing[P]], participants: Iterable[P] = ()) -> di
     evidence = _evidence(len(names), patterns)
     _, hessian = _gradient_and_hessian(r, *_totals(patterns))
     model = _inverse(hessian)
-    sandwich = _project_out_shift(_sandwich(model, _meat(r, patterns)))
+    sandwich = _sandwich_diagonal(model, _meat(r, patterns)) if robust else None
     model = _project_out_shift(model)
     fits = {}
     for p, i in index.items():
         units_i, points_i, pairs_i = evidence[i]
-        floor = model[i][i] * _floor_weight(units_i, points_i, pairs_i)
-        variance = max(sandwich[i][i], floor, 0.0)
+        weight = _floor_weight(units_i, points_i, pairs_i) if robust else 1.0
+        floor = model[i][i] * weight
+        variance = max(sandwich[i] if sandwich else 0.0, floor, 0.0)
         fits[p] = _clipped(START_ELO + r[i], Z95 * math.sqrt(variance), units_i)
     return fits
 
@@ -353,14 +357,22 @@ def _meat(r: Sequence[float], patterns: Sequence[Pattern]) -> list[list[float]]:
     return [[x * correction for x in row] for row in meat]
 
 
-def _sandwich(bread: list[list[float]], meat: list[list[float]]) -> list[list[float]]:
-    """bread @ meat @ bread (bread symmetric)."""
-    return _matmul(_matmul(bread, meat), bread)
+def _sandwich_diagonal(bread: list[list[float]], meat: list[list[float]]) -> list[float]:
+    """The diagonal of (I - 11'/n) V (I - 11'/n) with V = bread @ meat @ bread.
 
-
-def _matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    columns = list(zip(*b, strict=True))
-    return [[sum(x * y for x, y in zip(row, col, strict=True)) for col in columns] for row in a]
+    Only the diagonal is shown, so one matrix product (C = bread @ meat) is enough:
+    V_ii = sum_k C_ik bread_ki, and V's row means are C @ (bread @ 1) / n.
+    """
+    n = len(bread)
+    columns = list(zip(*meat, strict=True))
+    product = [
+        [sum(x * y for x, y in zip(row, col, strict=True)) for col in columns] for row in bread
+    ]
+    diagonal = [sum(c * a for c, a in zip(product[i], bread[i], strict=True)) for i in range(n)]
+    bread_sums = [sum(row) for row in bread]
+    row_means = [sum(c * s for c, s in zip(row, bread_sums, strict=True)) / n for row in product]
+    total_mean = sum(row_means) / n
+    return [diagonal[i] - 2.0 * row_means[i] + total_mean for i in range(n)]
 
 
 def _gradient_and_hessian(

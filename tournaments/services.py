@@ -8,7 +8,9 @@ row that is not yet committed, and nothing is enqueued for a rolled-back change.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -23,7 +25,10 @@ from judge.rng import derive_seed
 from tournaments import dispatch, ratings
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
 from tournaments.schedule import schedule
+from tournaments.standings import refresh_table
 from tournaments.units import stored_units
+
+logger = logging.getLogger(__name__)
 
 
 class ServiceError(ValueError):
@@ -299,7 +304,18 @@ def finish_match(
         _rate(match, [seat.version.bot for seat in seats], outcome["places"])
     match.save()
     _count_done(match)
+    if match.tournament_id is not None:
+        transaction.on_commit(partial(_refresh_table, match.tournament_id))
     return True
+
+
+def _refresh_table(tournament_id: int) -> None:
+    """Refit the tournament's cached table in this process, after the result committed
+    (so no page request ever fits; a failure only leaves the table one result behind)."""
+    try:
+        refresh_table(tournament_id)
+    except Exception:  # the result is stored; the next one or a reader refreshes the table
+        logger.exception("refreshing the table of tournament %s failed", tournament_id)
 
 
 def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:

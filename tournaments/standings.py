@@ -32,12 +32,32 @@ class Table:
 
 
 def tournament_table(tournament: Tournament) -> Table:
-    """The table after the matches finished so far: the cached fit if it is current."""
+    """The table after the matches finished so far, from the cached fit when possible.
+
+    The process that stores a result refreshes the cache right after it commits
+    (``refresh_table``), so a page of a running tournament reads the cache even when a
+    result newer than it is in flight (it is at most a moment behind) and never fits.
+    A finished or cancelled tournament's table is always current: refitted if stale.
+    """
     versions = {v.pk: v for v in tournament.participants.select_related("bot")}
-    done = tournament.matches.filter(status=Match.Status.DONE).count()
-    cached = TournamentTable.objects.filter(tournament=tournament, done=done).first()
+    cached = TournamentTable.objects.filter(tournament=tournament).first()
     if cached is not None:
-        return _from_cache(cached, versions)
+        if tournament.status == Tournament.Status.RUNNING:
+            return _from_cache(cached, versions)
+        done = tournament.matches.filter(status=Match.Status.DONE).count()
+        if cached.done == done:
+            return _from_cache(cached, versions)
+    return _refit(tournament, versions)
+
+
+def refresh_table(tournament_id: int) -> None:
+    """Fit the tournament's table again and cache it (after a result is stored)."""
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is not None:
+        _refit(tournament, {v.pk: v for v in tournament.participants.select_related("bot")})
+
+
+def _refit(tournament: Tournament, versions: dict[int, BotVersion]) -> Table:
     rows, head, done = fit_table(tournament, versions)
     _store(tournament, done, rows, head)
     return Table(rows, head, versions, done)
@@ -79,7 +99,8 @@ def _store(
     rows: list[ratings.Standing[int]],
     head: dict[int, dict[int, ratings.HeadToHead]],
 ) -> None:
-    """Keep the fit for the next request; a racing request storing the same is fine."""
+    """Keep the fit for the next request, unless a fit of more matches is stored already
+    (two workers finishing at once may store in either order)."""
     data = {
         "done": done,
         "rows": [asdict(row) for row in rows],
@@ -87,11 +108,14 @@ def _store(
             [a, b, h.points, h.pairs] for a, row in head.items() for b, h in row.items()
         ],
     }
+    cached = TournamentTable.objects.filter(tournament=tournament)
+    if cached.filter(done__lte=done).update(**data) or cached.exists():
+        return
     try:
         with transaction.atomic():
-            TournamentTable.objects.update_or_create(tournament=tournament, defaults=data)
+            TournamentTable.objects.create(tournament=tournament, **data)
     except IntegrityError:
-        pass  # another request created the row first; the next one refreshes it if stale
+        pass  # a racing request created the row first
 
 
 def _from_cache(cached: TournamentTable, versions: dict[int, BotVersion]) -> Table:

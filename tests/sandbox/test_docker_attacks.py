@@ -52,7 +52,7 @@ class Seat:
     def close_quickly(self) -> None:
         started = time.monotonic()
         self.channel.close()
-        assert time.monotonic() - started < 5, "closing a hostile bot must not hang"
+        assert time.monotonic() - started < 30, "closing a hostile bot must not hang"
         assert harness.containers_labelled(self.label) == []
 
 

@@ -247,6 +247,8 @@ class StandingSerializer(serializers.Serializer[Any]):
     elo = serializers.FloatField()
     elo_low = serializers.FloatField()
     elo_high = serializers.FloatField()
+    units = serializers.IntegerField(help_text="games or duplicate deals the Elo is fitted to")
+    provisional = serializers.BooleanField(help_text="fewer than 10 units: a rough interval")
 
 
 class StandingsSerializer(serializers.Serializer[Any]):

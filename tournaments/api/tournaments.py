@@ -107,6 +107,8 @@ class TournamentViewSet(
                 "elo": row.elo,
                 "elo_low": row.elo_low,
                 "elo_high": row.elo_high,
+                "units": row.units,
+                "provisional": row.provisional,
             }
             for row in table.rows
         ]

@@ -1,0 +1,241 @@
+"""Calibration of the tournament Elo: do its 95% intervals cover 95% of the time?
+
+Bots of known strength play many simulated round robins; every tournament goes through
+the project's own code exactly as the service runs it: the schedule
+(``tournaments.schedule``), the comparison units stored with a result
+(``tournaments.units.match_units``: games, or duplicate deals summed over their
+rotations) and the standings fit (``tournaments.ratings.standings``). For each game and
+table size (2, 4, 6 players; plain and duplicate) and each number of plays per table it
+prints:
+
+- coverage: the share of (tournament, bot) intervals containing the bot's true rating,
+  for the intervals the service shows now (sandwich, unit as cluster, model floor) and,
+  as the baseline measured in the same run, the old model-only intervals;
+- Kendall tau between the fitted order and the true order;
+- for the 2-player cells, the games needed for the interval of two adjacent bots'
+  difference to exclude zero, plain vs duplicate (from the per-unit spread).
+
+The games are models shaped like the real ones (their speed makes hundreds of thousands
+of real games a matter of hours: Fifteen Thirty-Five at six players plays about one game
+a second in process): a bot's score in a game is round(G x (skill + the luck of its
+seat's cards + its own noise)). The cards' luck is shared by the rotations of a duplicate
+deal (and cancels over them), the rounding gives the draws real scores give, and a table
+of n places every seat from one draw (so its n(n-1)/2 pairs are correlated, as in a real
+placing). Each game's luck and granularity are set so that duplicate deals save about
+what bench_ladder measures on the real engines. The true rating of each bot is the fit to
+a pool of many times more units than a tournament has (the value the fit converges to).
+
+Goal: coverage within 0.93-0.97 in every cell at 5 or more plays per table.
+``--quick`` (a few minutes on a loaded machine): fewer tournaments and cells.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import random
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tournaments import ratings
+from tournaments.schedule import schedule
+from tournaments.units import match_units
+
+BOTS = 6
+#: Skill of bot k in performance units (adjacent bots about 50-90 Elo apart).
+SKILL_STEP = 0.18
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How a game decides its results: the cards' luck per seat, the score granularity."""
+
+    luck: float
+    granularity: float
+
+
+SHAPES = {
+    "oceans11": Shape(luck=1.6, granularity=1.5),
+    "bigtwo": Shape(luck=0.8, granularity=1.2),
+    "fifteen35": Shape(luck=0.6, granularity=3.0),
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    game: str
+    players: int
+    duplicate: bool
+
+    def label(self) -> str:
+        return f"{self.game} {self.players}p {'duplicate' if self.duplicate else 'plain'}"
+
+
+CELLS = [
+    Cell(game, players, duplicate)
+    for game, players in (
+        ("oceans11", 2),
+        ("bigtwo", 2),
+        ("bigtwo", 4),
+        ("fifteen35", 2),
+        ("fifteen35", 6),
+    )
+    for duplicate in (False, True)
+]
+QUICK_CELLS = [c for c in CELLS if (c.game, c.players) in {("oceans11", 2), ("bigtwo", 4)}]
+
+
+def play_match(
+    cell: Cell, table: tuple[int, ...], deals: int, rng: random.Random
+) -> dict[str, Any]:
+    """A stored match result (the referee's format) of ``table`` (bot per seat)."""
+    n = len(table)
+    shape = SHAPES[cell.game]
+    skill = [SKILL_STEP * bot for bot in table]
+    games = []
+    for deal in range(deals):
+        luck = [rng.gauss(0.0, shape.luck) for _ in range(n)]
+        rotations = range(n) if cell.duplicate else [deal % n]
+        for shift in rotations:
+            seating = [(seat + shift) % n for seat in range(n)]  # seating[seat] = bot index
+            scores = [
+                round(shape.granularity * (skill[bot] + luck[seat] + rng.gauss(0.0, 1.0)))
+                for seat, bot in enumerate(seating)
+            ]
+            places = [1 + sum(o > s for o in scores) for s in scores]
+            result = {"scores": scores, "places": places}
+            games.append({"deal": deal, "seating": seating, "result": result})
+    totals = [0.0] * n
+    for game in games:
+        for seat, bot in enumerate(game["seating"]):
+            totals[bot] += game["result"]["scores"][seat]
+    places = [1 + sum(o > s for o in totals) for s in totals]
+    return {"scores": totals, "places": places, "games": games}
+
+
+def tournament(
+    cell: Cell, plays: int, rng: random.Random
+) -> tuple[list[ratings.Placing[int]], list[ratings.Placing[int]]]:
+    """Match placings and comparison units of one round robin, ``plays`` units per table."""
+    rounds = 1 if cell.players == BOTS else 2
+    deals = max(1, plays // rounds)
+    matches, units = [], []
+    for table in schedule(BOTS, cell.players, rounds, rng.randrange(2**31)):
+        result = play_match(cell, table, deals, rng)
+        matches.append(ratings.Placing(table, tuple(result["places"])))
+        for places in match_units(cell.players, result, duplicate=cell.duplicate, deals=deals):
+            units.append(ratings.Placing(table, places))
+    return matches, units
+
+
+def truth(cell: Cell, rng: random.Random, pool_units: int) -> dict[int, float]:
+    """Each bot's rating fitted to a pool far larger than a tournament."""
+    units: list[ratings.Placing[int]] = []
+    while len(units) < pool_units:
+        units += tournament(cell, 20, rng)[1]
+    return {bot: fit.elo for bot, fit in ratings.fit_units(units, range(BOTS)).items()}
+
+
+def kendall_tau(estimates: dict[int, float]) -> float:
+    """Agreement of the fitted order with the true one (bot k is stronger than k - 1)."""
+    pairs = list(itertools.combinations(range(BOTS), 2))
+    concordant = sum(
+        (estimates[b] > estimates[a]) - (estimates[b] < estimates[a]) for a, b in pairs
+    )
+    return concordant / len(pairs)
+
+
+@dataclass
+class Tally:
+    covered: int = 0
+    covered_old: int = 0
+    intervals: int = 0
+    taus: list[float] | None = None
+
+
+def measure(cell: Cell, plays: int, runs: int, true: dict[int, float], seed: int) -> Tally:
+    rng = random.Random(seed)
+    tally = Tally(taus=[])
+    for _ in range(runs):
+        matches, units = tournament(cell, plays, rng)
+        rows = ratings.standings(matches, range(BOTS), games=units)
+        old = ratings.fit_units(units, range(BOTS), robust=False)
+        for row in rows:
+            tally.intervals += 1
+            tally.covered += row.elo_low <= true[row.participant] <= row.elo_high
+            tally.covered_old += (
+                old[row.participant].low <= true[row.participant] <= (old[row.participant].high)
+            )
+        assert tally.taus is not None
+        tally.taus.append(kendall_tau({row.participant: row.elo for row in rows}))
+    return tally
+
+
+def games_to_separate(cell: Cell, rng: random.Random, samples: int) -> float:
+    """Games between two adjacent bots (middle of the field) for their 95% interval to
+    exclude an even score, from the mean and spread of the per-unit score."""
+    pair_cell = Cell(cell.game, 2, cell.duplicate)
+    scores = []
+    for index in range(samples):
+        table = (3, 2) if index % 2 else (2, 3)
+        result = play_match(pair_cell, table, 1, rng)
+        (places,) = match_units(2, result, duplicate=cell.duplicate, deals=1)
+        stronger = table.index(3)
+        scores.append(
+            1.0
+            if places[stronger] < places[1 - stronger]
+            else 0.5
+            if places[0] == places[1]
+            else 0.0
+        )
+    edge = statistics.fmean(scores) - 0.5
+    spread = statistics.stdev(scores)
+    if edge <= 0:
+        return math.inf
+    return (ratings.Z95 * spread / edge) ** 2 * (2 if cell.duplicate else 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer cells and tournaments")
+    parser.add_argument("--runs", type=int, help="tournaments per cell (default 400, quick 100)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    runs = args.runs or (100 if args.quick else 400)
+    cells = QUICK_CELLS if args.quick else CELLS
+    plays_levels = (5, 20) if args.quick else (2, 5, 10, 20)
+    pool = 20_000 if args.quick else 100_000
+    began = time.perf_counter()
+    print(f"{BOTS} bots, {runs} round robins per cell; coverage of the 95% interval")
+    print(f"{'cell':<24} {'plays':>5} {'coverage':>9} {'old':>6} {'ratio':>6} {'tau':>6}")
+    worst = 1.0
+    for number, cell in enumerate(cells):
+        true = truth(cell, random.Random(args.seed * 1000 + number), pool)
+        for plays in plays_levels:
+            tally = measure(cell, plays, runs, true, args.seed * 7919 + number * 31 + plays)
+            cover = tally.covered / tally.intervals
+            old = tally.covered_old / tally.intervals
+            if plays >= 5:
+                worst = min(worst, 1.0 - abs(cover - 0.95))
+            print(
+                f"{cell.label():<24} {plays:>5} {cover:>9.3f} {old:>6.3f} "
+                f"{abs(old - 0.95) / max(abs(cover - 0.95), 1e-3):>6.1f} "
+                f"{statistics.fmean(tally.taus or [0.0]):>6.3f}"
+            )
+    print("ratio: |old - 0.95| / |new - 0.95| (above 1: the new interval is closer to 95%)")
+    print("\ngames to separate adjacent bots (plain vs duplicate)")
+    samples = 4000 if args.quick else 20_000
+    for game in dict.fromkeys(cell.game for cell in cells):
+        plain = games_to_separate(Cell(game, 2, False), random.Random(args.seed), samples)
+        dup = games_to_separate(Cell(game, 2, True), random.Random(args.seed), samples)
+        print(f"  {game:<10} 2p: plain {plain:6.0f}, duplicate {dup:6.0f} ({plain / dup:.1f}x)")
+    goal = "met" if worst >= 0.98 else "NOT met"
+    print(f"\ngoal (0.93-0.97 in every cell at 5+ plays): {goal}")
+    print(f"{time.perf_counter() - began:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
