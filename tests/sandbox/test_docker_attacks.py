@@ -128,7 +128,7 @@ def test_a_bot_that_never_reads_makes_send_time_out(tmp_path: Path, host_pid: in
     with pytest.raises(ChannelTimeout):
         for _ in range(1000):
             seat.channel.send(b"z" * 4096)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30
     seat.close_quickly()
 
 
