@@ -203,9 +203,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer cells and tournaments")
     parser.add_argument("--runs", type=int, help="tournaments per cell (default 400, quick 100)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", choices=sorted(SHAPES), help="one game only")
     args = parser.parse_args()
     runs = args.runs or (100 if args.quick else 400)
     cells = QUICK_CELLS if args.quick else CELLS
+    if args.only:
+        cells = [cell for cell in CELLS if cell.game == args.only]
     plays_levels = (5, 20) if args.quick else (2, 5, 10, 20)
     pool = 20_000 if args.quick else 100_000
     began = time.perf_counter()

@@ -4,7 +4,8 @@ Two bots and two-player units make the sandwich computable by hand: with d = r_a
 s = ln 10 / 400 and p the fitted chance that a beats b, the model's variance of d is
 1 / (s^2 N p (1 - p)) over N units, the sandwich's is sum (y - p)^2 / (s^2 (N p (1-p))^2)
 times N / (N - 1), and each rating measured from the field's mean moves by d / 2
-(up to the weak prior, which narrows both by a fraction of a percent).
+(up to the weak prior, which narrows both by a fraction of a percent). The sandwich's
+half-width uses Student's t with N - 1 degrees of freedom, the model floor's 1.96.
 """
 
 import math
@@ -21,6 +22,7 @@ from tournaments.ratings import (
     Placing,
     fit_elo,
     fit_units,
+    t95,
 )
 
 S = math.log(10.0) / SCALE
@@ -36,16 +38,17 @@ def units(wins: int, losses: int, draws: int) -> list[Placing[str]]:
     )
 
 
-def half_width(variance_of_gap: float) -> float:
-    """The 95% half-width of one of two ratings whose gap has this variance."""
-    return Z95 * math.sqrt(variance_of_gap / 4.0)
+def half_width(variance_of_gap: float, units: int) -> float:
+    """The 95% half-width of one of two ratings whose gap has this variance, measured
+    from ``units`` units (Student's t with units - 1 degrees of freedom)."""
+    return t95(units - 1) * math.sqrt(variance_of_gap / 4.0)
 
 
 def test_wins_and_losses_only_give_the_model_variance_times_the_cluster_correction() -> None:
     n, p = 40, 0.75
     fit = fit_units(units(30, 10, 0))
     model = 1.0 / (S * S * n * p * (1 - p))
-    assert fit["a"].half_width == pytest.approx(half_width(model * n / (n - 1)), rel=1e-2)
+    assert fit["a"].half_width == pytest.approx(half_width(model * n / (n - 1), n), rel=1e-2)
     assert fit["a"].elo - fit["b"].elo == pytest.approx(400 * math.log10(3), abs=1.0)
 
 
@@ -57,7 +60,7 @@ def test_common_draws_make_the_sandwich_narrower_than_the_model() -> None:
     model = 1.0 / (S * S * n * 0.25)
     sandwich = 10.0 / (S * S * (n * 0.25) ** 2) * n / (n - 1)
     assert sandwich < model / 1.9
-    assert fit["a"].half_width == pytest.approx(half_width(sandwich), rel=1e-2)
+    assert fit["a"].half_width == pytest.approx(half_width(sandwich, n), rel=1e-2)
     assert fit["a"].elo == pytest.approx(START_ELO, abs=1e-6)
 
 
@@ -67,16 +70,16 @@ def test_the_model_variance_floors_the_sandwich_by_ten_units_over_the_units() ->
     n = 200
     fit = fit_units(units(0, 0, n))
     model = 1.0 / (S * S * n * 0.25)
-    assert fit["a"].half_width == pytest.approx(half_width(model * 10 / n), rel=1e-2)
+    assert fit["a"].half_width == pytest.approx(Z95 * math.sqrt(model * 10 / n / 4.0), rel=1e-2)
 
 
 def test_few_units_keep_the_whole_model_variance() -> None:
     n, p = 8, 0.5
     fit = fit_units(units(4, 4, 0))
     model = 1.0 / (S * S * n * p * (1 - p))
-    assert fit["a"].half_width == pytest.approx(half_width(model * n / (n - 1)), rel=1e-2)
+    assert fit["a"].half_width == pytest.approx(half_width(model * n / (n - 1), n), rel=1e-2)
     fit = fit_units(units(2, 2, 4))  # the sandwich alone would be half as wide
-    assert fit["a"].half_width == pytest.approx(half_width(model), rel=1e-2)
+    assert fit["a"].half_width == pytest.approx(Z95 * math.sqrt(model / 4.0), rel=1e-2)
 
 
 def test_an_unbeaten_record_keeps_the_model_variance_and_is_clipped() -> None:
@@ -96,6 +99,13 @@ def test_a_participant_without_results_gets_the_clipped_interval_around_the_mean
     assert idle.elo == pytest.approx(START_ELO, abs=1.0)
     assert idle.low == pytest.approx(START_ELO - CLIP_HALF, abs=1.0)
     assert idle.high == pytest.approx(START_ELO + CLIP_HALF, abs=1.0)
+
+
+def test_the_quantile_is_students_t_for_the_units_a_bot_has() -> None:
+    # Tables of Student's t, two-sided 95%.
+    for df, quantile in ((1, 12.706), (2, 4.303), (3, 3.182), (4, 2.776), (9, 2.262), (29, 2.045)):
+        assert t95(df) == pytest.approx(quantile, abs=5e-3)
+    assert t95(10**6) == pytest.approx(Z95, abs=1e-4)
 
 
 def test_fewer_than_ten_units_are_provisional() -> None:

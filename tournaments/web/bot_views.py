@@ -59,7 +59,10 @@ def with_places(matches: Iterable[Match]) -> list[Match]:
     """The matches, each with ``seat_lines``: (seat, its place or None) in seat order."""
     listed = list(matches)
     for match in listed:
-        places = (match.result or {}).get("places", [])
+        # A list may annotate ``places`` (result__places) and defer the whole result.
+        places = getattr(match, "places", None)
+        if places is None:
+            places = (match.result or {}).get("places", [])
         match.seat_lines = [  # type: ignore[attr-defined]
             (seat, places[seat.index] if seat.index < len(places) else None)
             for seat in match.seats.all()

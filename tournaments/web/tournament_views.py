@@ -10,8 +10,10 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Prefetch
+from django.db.models.fields.json import KeyTransform
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import format_html_join
 from django.views.decorators.http import require_http_methods, require_POST
 
 from judge import games
@@ -19,6 +21,7 @@ from judge.games import GAMES
 from tournaments import clocks, services
 from tournaments.api.permissions import may_change_tournament
 from tournaments.models import BotVersion, Tournament
+from tournaments.ratings import HeadToHead
 from tournaments.standings import tournament_table
 from tournaments.web.bot_views import seats_without_secrets, with_places
 from tournaments.web.forms import TournamentForm
@@ -134,15 +137,21 @@ def live_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]
     table = tournament_table(tournament)
     order = [row.participant for row in table.rows]
     head = [
-        [table.head_to_head.get(a, {}).get(b) if a != b else None for b in order] for a in order
+        format_html_join(
+            "",
+            '<td class="num">{}</td>',
+            ((_cell(table.head_to_head.get(a, {}).get(b)),) for b in order),
+        )
+        for a in order
     ]
     matches = (
-        tournament.matches.defer("replay", "failure", "timings", "options", "limits")
+        tournament.matches.defer("replay", "result", "failure", "timings", "options", "limits")
+        .annotate(places=KeyTransform("places", "result"))
         .prefetch_related(Prefetch("seats", queryset=seats_without_secrets()))
         .order_by("number")
     )
     page = Paginator(matches, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
-    page.object_list = with_places(page.object_list)
+    page.object_list = with_places(page.object_list)  # type: ignore[assignment]
     rows = [(row, table.versions[row.participant]) for row in table.rows]
     return {
         "tournament": tournament,
@@ -153,6 +162,19 @@ def live_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]
         "percent": round(100 * tournament.progress),
         "live": tournament.status == Tournament.Status.RUNNING,
     }
+
+
+def _cell(score: HeadToHead | None) -> str:
+    """One head-to-head cell. The matrix has a cell per pair of entrants (2,500 at 50):
+    its rows are formatted here, as the template would take a second at that size."""
+    if score is None:
+        return "·"
+    return f"{number_format(score.points)}/{score.pairs}"
+
+
+def number_format(value: float) -> str:
+    """Like the template filter floatformat:"-1": no decimals for a whole number."""
+    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
 
 
 @login_required
