@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Iterable, Sequence
-from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -304,18 +303,20 @@ def finish_match(
         _rate(match, [seat.version.bot for seat in seats], outcome["places"])
     match.save()
     _count_done(match)
-    if match.tournament_id is not None:
-        transaction.on_commit(partial(_refresh_table, match.tournament_id))
     return True
 
 
-def _refresh_table(tournament_id: int) -> None:
-    """Refit the tournament's cached table in this process, after the result committed
-    (so no page request ever fits; a failure only leaves the table one result behind)."""
+def refresh_table_of(match_id: int) -> None:
+    """Refit the cached table of the match's tournament, in this process, once its result
+    is stored and committed (the worker calls it last, so no page request ever fits; a
+    failure only leaves the table one result behind)."""
+    tournament_id = Match.objects.filter(pk=match_id).values_list("tournament_id", flat=True)
     try:
-        refresh_table(tournament_id)
+        for found in tournament_id:
+            if found is not None:
+                refresh_table(found)
     except Exception:  # the result is stored; the next one or a reader refreshes the table
-        logger.exception("refreshing the table of tournament %s failed", tournament_id)
+        logger.exception("refreshing the table of match %s's tournament failed", match_id)
 
 
 def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:

@@ -174,6 +174,7 @@ def play_match(self: Any, match_id: int) -> str:
         if done:  # the time spent storing is only known now; one small write records it
             figures["database"] = database + time.perf_counter() - stored
             Match.objects.filter(pk=match_id, attempt=attempt).update(timings=figures)
+            services.refresh_table_of(match_id)
     except (OperationalError, InterfaceError) as error:
         raise self.retry(exc=error, countdown=settings.MATCH_LEASE_SECONDS + 1) from None
     return "stored" if done else "lost the lease"
