@@ -17,7 +17,7 @@ def fill_units(apps: Any, schema_editor: Any) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0003_ratecounter"),
+        ("tournaments", "0004_match_dispatch"),
     ]
 
     operations = [
