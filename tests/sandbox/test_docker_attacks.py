@@ -118,7 +118,7 @@ def test_a_bot_that_sleeps_forever_times_out(tmp_path: Path, host_pid: int) -> N
     started = time.monotonic()
     with pytest.raises(ChannelTimeout):
         seat.channel.recv(started + 0.5)
-    assert time.monotonic() - started < 2.0  # a loaded machine may wake us late
+    assert time.monotonic() - started < 10  # a loaded machine may wake us late
     seat.close_quickly()
 
 

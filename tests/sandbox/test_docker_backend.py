@@ -213,7 +213,7 @@ def test_the_image_build_is_skipped_when_nothing_changed() -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "building" not in run.stderr
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 60  # a build from nothing takes minutes
 
 
 def test_the_runtime_images_build_is_skipped_when_nothing_changed() -> None:

@@ -132,7 +132,7 @@ def test_a_bot_that_never_reads_cannot_block_the_sender(run: Start) -> None:
     with pytest.raises(ChannelTimeout, match="did not read its input"):
         for _ in range(1000):
             channel.send(b"z" * 10_000)
-    assert time.monotonic() - began < 2.0
+    assert time.monotonic() - began < 10  # blocking would be 30 s; a loaded machine is slow
 
 
 def test_stderr_is_capped_and_kept_after_close(run: Start) -> None:
@@ -182,7 +182,7 @@ def test_close_kills_the_whole_process_group_without_hanging(run: Start) -> None
     began = time.monotonic()
     channel.close()
     channel.close()
-    assert time.monotonic() - began < 2.0
+    assert time.monotonic() - began < 10  # a loaded machine is slow; a hang is unbounded
     deadline = soon(2.0)
     while _alive(grandchild) and time.monotonic() < deadline:
         time.sleep(0.02)
