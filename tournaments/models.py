@@ -37,6 +37,11 @@ class Bot(models.Model):
         constraints = (
             models.UniqueConstraint(fields=["owner", "game", "name"], name="unique_bot_name"),
         )
+        # The API's filters, each with the id order its pages follow.
+        indexes = (
+            models.Index(fields=["game", "id"], name="bot_game_id"),
+            models.Index(fields=["retired", "id"], name="bot_retired_id"),
+        )
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game})"
@@ -83,6 +88,10 @@ class BotVersion(models.Model):
         constraints = (
             models.UniqueConstraint(fields=["bot", "number"], name="unique_version_number"),
             models.UniqueConstraint(fields=["bot", "content_hash"], name="unique_version_code"),
+        )
+        indexes = (
+            models.Index(fields=["status", "id"], name="version_status_id"),
+            models.Index(fields=["retired", "id"], name="version_retired_id"),
         )
 
     def __str__(self) -> str:
@@ -141,6 +150,13 @@ class Tournament(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = (
+            models.Index(fields=["game", "id"], name="tournament_game_id"),
+            models.Index(fields=["status", "id"], name="tournament_status_id"),
+            models.Index(fields=["rated", "id"], name="tournament_rated_id"),
+        )
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game})"
@@ -221,6 +237,26 @@ class Match(models.Model):
             "number",
             "id",
         )
+        # The API's filters (pages go by id) and a tournament's matches in queue order.
+        indexes = (
+            models.Index(fields=["tournament", "number"], name="match_tournament_number"),
+            models.Index(fields=["game", "id"], name="match_game_id"),
+            models.Index(fields=["status", "id"], name="match_status_id"),
+            models.Index(fields=["rated", "id"], name="match_rated_id"),
+            # The lease reaper: running matches whose lease ran out.
+            models.Index(
+                fields=["lease_expires_at"],
+                name="match_running_lease",
+                condition=models.Q(status="running"),
+            ),
+            # The reaper's "lost messages": queued matches by when they were sent.
+            models.Index(
+                fields=["enqueued_at"],
+                name="match_queued_enqueued",
+                condition=models.Q(status="queued"),
+            ),
+            models.Index(fields=["started_at"], name="match_started_at"),
+        )
 
     def __str__(self) -> str:
         return f"match {self.pk} ({self.game}, {self.status})"
@@ -236,6 +272,8 @@ class Seat(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
     index = models.PositiveSmallIntegerField()
     version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    #: The version's bot, copied so that a bot's matches are one index range (bot, match).
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="seats", db_index=False)
     log = models.TextField(blank=True, default="")
 
     class Meta:
@@ -244,6 +282,18 @@ class Seat(models.Model):
             "index",
         )
         constraints = (models.UniqueConstraint(fields=["match", "index"], name="unique_seat"),)
+        indexes = (
+            models.Index(fields=["bot", "match"], name="seat_bot_match"),
+            models.Index(fields=["version", "match"], name="seat_version_match"),
+        )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Every way of making a seat (create, bulk_create, a form) passes its version:
+        # the bot is copied from it here, so no caller can forget it.
+        version = kwargs.get("version")
+        if version is not None and "bot" not in kwargs and "bot_id" not in kwargs:
+            kwargs["bot_id"] = version.bot_id
+        super().__init__(*args, **kwargs)
 
     def __str__(self) -> str:
         return f"match {self.match_id} seat {self.index}"
@@ -268,13 +318,28 @@ class TournamentTable(models.Model):
 
 
 class Rating(models.Model):
-    """A bot's current global Elo in its game (see docs/ratings.md)."""
+    """A bot's current global Elo in its game (see docs/ratings.md), and its record.
+
+    The row is updated with each rated result (in the same transaction), so leaderboards
+    and bot pages read it instead of the history: wins, draws and losses count pairwise
+    results (each opponent at a table), ``matches`` the rated matches.
+    """
 
     bot = models.OneToOneField(Bot, on_delete=models.CASCADE, related_name="rating")
     game = models.CharField(max_length=32, db_index=True)
     elo = models.FloatField()
     matches = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = (models.Index(fields=["game", "-elo", "bot"], name="rating_board"),)
+
+    @property
+    def pairs(self) -> int:
+        return self.wins + self.draws + self.losses
 
     def __str__(self) -> str:
         return f"{self.bot.name}: {self.elo:.0f}"
@@ -286,6 +351,8 @@ class RatingHistory(models.Model):
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_history")
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
     game = models.CharField(max_length=32)
+    #: The bot's n-th rated match (1, 2, ...): charts pick evenly spaced samples by it.
+    seq = models.PositiveIntegerField(default=0)
     before = models.FloatField()
     after = models.FloatField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -296,6 +363,7 @@ class RatingHistory(models.Model):
         constraints = (
             models.UniqueConstraint(fields=["bot", "match"], name="unique_rating_change"),
         )
+        indexes = (models.Index(fields=["bot", "seq"], name="rating_history_bot_seq"),)
 
     def __str__(self) -> str:
         return f"{self.bot.name}: {self.before:.0f} -> {self.after:.0f}"

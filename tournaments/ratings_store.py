@@ -13,13 +13,14 @@ from itertools import groupby
 
 from django.db import transaction
 
-from tournaments import ratings
+from tournaments import ratings, services
 from tournaments.models import Bot, Match, Rating, RatingHistory, Seat
 
 #: Rows fetched per round trip while streaming the history.
 CHUNK = 2000
 
 Change = tuple[int, int, float, float]  # match id, bot id, before, after
+Placing = ratings.Placing[int]
 
 
 @dataclass(frozen=True)
@@ -55,16 +56,20 @@ def recompute(
     on_change: Callable[[Change], None] | None = None,
     progress: Callable[[int], None] | None = None,
     every: int = 50_000,
+    on_placing: Callable[[Placing], None] | None = None,
 ) -> Recomputed:
     """Replay every rated match from START_ELO with the update the service uses.
 
     ``on_change`` receives each rating change as it is made (to store the history);
-    ``progress`` the number of matches replayed, every ``every`` matches.
+    ``progress`` the number of matches replayed, every ``every`` matches; ``on_placing``
+    each rated match's placing (to count the stored wins, draws and losses).
     """
     current: dict[int, float] = {}
     counts: dict[int, int] = {}
     replayed = 0
     for match_id, placing in rated_matches():
+        if on_placing is not None:
+            on_placing(placing)
         after = ratings.elo_update(current, placing)
         for bot_id, elo in after.items():
             if on_change is not None:
@@ -89,28 +94,40 @@ def recompute_and_store(
 ) -> Recomputed:
     """Replace every rating and the rating history with the recomputed ones.
 
-    The history is written in batches while the replay streams, so it is never held whole.
+    The history is written in batches while the replay streams, so it is never held whole;
+    each bot's rows are numbered (seq) and its wins, draws and losses counted on the way.
     """
     games = dict(Bot.objects.values_list("pk", "game"))
+    rows = {pk: Rating(bot_id=pk, game=game) for pk, game in games.items()}
     RatingHistory.objects.all().delete()
     batch: list[RatingHistory] = []
+    seq: dict[int, int] = {}
 
     def keep(change: Change) -> None:
         match_id, bot_id, before, after = change
+        seq[bot_id] = seq.get(bot_id, 0) + 1
         batch.append(
             RatingHistory(
-                bot_id=bot_id, match_id=match_id, game=games[bot_id], before=before, after=after
+                bot_id=bot_id,
+                match_id=match_id,
+                game=games[bot_id],
+                seq=seq[bot_id],
+                before=before,
+                after=after,
             )
         )
         if len(batch) >= CHUNK:
             RatingHistory.objects.bulk_create(batch)
             batch.clear()
 
-    report = recompute(keep, progress, every)
+    def count(placing: Placing) -> None:
+        services.count_record(rows, placing)
+
+    report = recompute(keep, progress, every, on_placing=count)
     RatingHistory.objects.bulk_create(batch)
     Rating.objects.all().delete()
-    Rating.objects.bulk_create(
-        Rating(bot_id=bot_id, game=games[bot_id], elo=elo, matches=report.counts[bot_id])
-        for bot_id, elo in report.ratings.items()
-    )
+    for bot_id, elo in report.ratings.items():
+        rows[bot_id].elo = elo
+        rows[bot_id].matches = report.counts[bot_id]
+    Rating.objects.bulk_create(rows[bot_id] for bot_id in report.ratings)
     return report

@@ -335,14 +335,37 @@ def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:
     match.rating_seq = (Match.objects.aggregate(seq=Max("rating_seq"))["seq"] or 0) + 1
     placing = ratings.Placing(tuple(bot.pk for bot in bots), tuple(places))
     after = ratings.elo_update({pk: r.elo for pk, r in locked.items()}, placing)
+    count_record(locked, placing)
     for pk, elo in after.items():
         rating = locked[pk]
+        rating.matches += 1
         RatingHistory.objects.create(
-            bot_id=pk, match=match, game=match.game, before=rating.elo, after=elo
+            bot_id=pk,
+            match=match,
+            game=match.game,
+            seq=rating.matches,
+            before=rating.elo,
+            after=elo,
         )
         rating.elo = elo
-        rating.matches += 1
-        rating.save(update_fields=["elo", "matches", "updated_at"])
+        rating.save(update_fields=[*RECORD_FIELDS, "elo", "matches", "updated_at"])
+
+
+#: The rating row's pairwise record, kept with each rated result (see count_record).
+RECORD_FIELDS = ("wins", "draws", "losses")
+
+
+def count_record(rows: dict[int, Rating], placing: ratings.Placing[int]) -> None:
+    """Add one rated result's pairwise wins, draws and losses to the bots' rating rows."""
+    for a, b, score in ratings.pairwise(placing.seats, placing.places):
+        for bot_id, mine in ((a, score), (b, 1.0 - score)):
+            row = rows[bot_id]
+            if mine == 1.0:
+                row.wins += 1
+            elif mine == 0.0:
+                row.losses += 1
+            else:
+                row.draws += 1
 
 
 @transaction.atomic

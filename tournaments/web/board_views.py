@@ -22,7 +22,6 @@ class Row:
     place: int
     rating: Rating
     interval: float | None
-    record: stats.Record
     trend: stats.Trend
     spark: SafeString
 
@@ -57,13 +56,11 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
         .select_related("bot__owner")
         .order_by("-elo", "bot_id")[:LEADERBOARD_ROWS]
     )
-    records = stats.records(game)
-    trends = stats.trends(game)
+    trends = stats.trends(rating.bot_id for rating in found)
     rows = []
     for place, rating in enumerate(found, start=1):
-        record = records.get(rating.bot_id, stats.Record())
         trend = trends.get(rating.bot_id, stats.Trend())
         spark = charts.sparkline(trend.points, f"last ratings of {rating.bot.name}")
-        rows.append(Row(place, rating, stats.interval(record.pairs), record, trend, spark))
+        rows.append(Row(place, rating, stats.interval(rating.pairs), trend, spark))
     context = {"game": game, "title": registry.title(game), "rows": rows}
     return render(request, "web/leaderboard.html", context)

@@ -27,12 +27,12 @@ from tournaments.api.permissions import owns_bot
 from tournaments.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.uploads import Limits, UploadError, read_upload
-from tournaments.web import charts
+from tournaments.web import charts, stats
 from tournaments.web.forms import UploadForm
 
 RECENT_MATCHES = 20
-#: Rated matches shown in the rating chart (the latest ones).
-CHART_POINTS = 500
+#: Points of the rating chart (samples spread over the whole history).
+CHART_POINTS = 200
 SHOWN_CODE_BYTES = 200_000
 
 
@@ -44,15 +44,16 @@ def seats_without_secrets() -> QuerySet[Seat]:
 
 
 def recent_matches(bot: Bot) -> list[Match]:
+    # The bot's latest seats, newest match first: one range of the (bot, match) index.
+    ids = Seat.objects.filter(bot=bot).order_by("-match_id").values_list("match_id", flat=True)
     found = (
-        Match.objects.filter(seats__version__bot=bot)
-        .distinct()
+        Match.objects.filter(pk__in=list(ids.distinct()[:RECENT_MATCHES]))
         .defer("replay", "failure", "timings", "options", "time_control", "limits")
         .select_related("tournament")
         .prefetch_related(Prefetch("seats", queryset=seats_without_secrets()))
         .order_by("-id")
     )
-    return with_places(found[:RECENT_MATCHES])
+    return with_places(found)
 
 
 def with_places(matches: Iterable[Match]) -> list[Match]:
@@ -76,12 +77,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     versions = bot.versions.order_by("-number")
     if not mine:
         versions = versions.defer("code", "check_report")
-    changes = list(
-        RatingHistory.objects.filter(bot=bot)
-        .order_by("-id")
-        .values_list("before", "after")[:CHART_POINTS]
-    )[::-1]
-    history = [changes[0][0], *(after for _, after in changes)] if changes else []
+    history = rating_samples(bot)
     matches = recent_matches(bot)
     listed = list(versions)
     context: dict[str, Any] = {
@@ -95,13 +91,28 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     }
     if mine:
         context["logs"] = list(
-            Seat.objects.filter(version__bot=bot, match__in=[m.pk for m in matches])
+            Seat.objects.filter(bot=bot, match__in=[m.pk for m in matches])
             .exclude(log="")
             .order_by("-match_id")
             .values("match_id", "index", "log")
         )
         context["code"] = code_files(listed[0]) if listed else []
     return render(request, "web/bot.html", context)
+
+
+def rating_samples(bot: Bot) -> list[float]:
+    """The bot's rating before its first rated match, then after at most CHART_POINTS of
+    them, evenly spread over its whole history (a few index lookups, however long)."""
+    rating = getattr(bot, "rating", None)
+    if rating is None or rating.matches == 0:
+        return []
+    numbers = stats.sample_numbers(rating.matches, CHART_POINTS)
+    changes = list(
+        RatingHistory.objects.filter(bot=bot, seq__in=numbers)
+        .order_by("seq")
+        .values_list("before", "after")
+    )
+    return [changes[0][0], *(after for _, after in changes)] if changes else []
 
 
 def code_files(version: BotVersion) -> list[tuple[str, str]]:

@@ -1,0 +1,74 @@
+"""Leaderboards and bot pages read stored rows: the record kept with each result equals
+the one counted from the history, and charts sample a long history evenly."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from tests.web.conftest import make_user, played_tournament, quick_bot
+from tournaments import ratings
+from tournaments.models import Bot, Match, Rating, RatingHistory
+from tournaments.ratings_store import recompute_and_store
+from tournaments.web import bot_views, stats
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_matches")]
+
+
+def counted_records() -> dict[int, tuple[int, int, int]]:
+    """(wins, draws, losses) per bot id, counted from every rated match's places."""
+    table: dict[int, list[int]] = {}
+    for match in Match.objects.filter(rating_seq__isnull=False).prefetch_related("seats"):
+        bots = [seat.bot_id for seat in match.seats.all()]
+        for a, b, score in ratings.pairwise(bots, (match.result or {})["places"]):
+            for bot_id, mine in ((a, score), (b, 1.0 - score)):
+                row = table.setdefault(bot_id, [0, 0, 0])
+                row[0 if mine == 1.0 else 2 if mine == 0.0 else 1] += 1
+    return {bot_id: (w, d, lost) for bot_id, (w, d, lost) in table.items()}
+
+
+def stored_records() -> dict[int, tuple[int, int, int]]:
+    return {r.bot_id: (r.wins, r.draws, r.losses) for r in Rating.objects.all()}
+
+
+def test_the_stored_record_and_history_numbers_match_the_history() -> None:
+    owner = make_user("owner")
+    entrants = [quick_bot(owner, "fifteen35", f"b{i}", "greedy") for i in range(3)]
+    played_tournament(
+        owner, "fifteen35", [*entrants, quick_bot(None, "fifteen35", "r")], table_size=3
+    )
+    counted = counted_records()
+    assert stored_records() == counted and sum(sum(r) for r in counted.values()) > 0
+    for rating in Rating.objects.all():
+        numbers = RatingHistory.objects.filter(bot_id=rating.bot_id).order_by("id")
+        assert list(numbers.values_list("seq", flat=True)) == list(range(1, rating.matches + 1))
+    before = list(RatingHistory.objects.order_by("id").values_list("bot_id", "match_id", "seq"))
+    recompute_and_store()
+    assert stored_records() == counted
+    after = RatingHistory.objects.order_by("match__rating_seq", "match_id", "bot_id")
+    assert sorted(after.values_list("bot_id", "match_id", "seq")) == sorted(before)
+
+
+def test_a_long_history_is_sampled_evenly_for_the_chart() -> None:
+    assert stats.sample_numbers(3, 200) == [1, 2, 3]
+    sampled = stats.sample_numbers(13_829, 200)
+    assert len(sampled) == 200 and sampled[0] == 1 and sampled[-1] == 13_829
+    owner = make_user("owner")
+    version = quick_bot(owner, "bigtwo", "veteran")
+    played_tournament(owner, "bigtwo", [version, quick_bot(None, "bigtwo", "r")], table_size=2)
+    bot = Bot.objects.select_related("rating").get(pk=version.bot_id)
+    # A long history (the chart reads only each row's number, before and after).
+    matches = Match.objects.bulk_create(Match(game="bigtwo") for _ in range(1000))
+    Rating.objects.filter(bot=bot).update(matches=1000)
+    RatingHistory.objects.filter(bot=bot).delete()
+    RatingHistory.objects.bulk_create(
+        RatingHistory(bot=bot, match=m, game="bigtwo", seq=n, before=n, after=n + 1)
+        for n, m in enumerate(matches, start=1)
+    )
+    bot.refresh_from_db()
+    samples = bot_views.rating_samples(Bot.objects.select_related("rating").get(pk=bot.pk))
+    assert len(samples) == bot_views.CHART_POINTS + 1
+    assert samples[0] == 1 and samples[-1] == 1001 and samples == sorted(samples)
+    page = Client().get(reverse("web:bot", args=[bot.pk]))
+    assert page.status_code == 200 and b"from 1 to 1001" in page.content
