@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.contrib.auth.models import User
@@ -12,7 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tournaments import services
-from tournaments.models import BotVersion, Match, Rating, Seat, bundle_code
+from tournaments.models import BotVersion, Match, Rating, RatingHistory, Seat, bundle_code
 
 LISTS = [
     "/api/bots/",
@@ -24,6 +25,9 @@ LISTS = [
     "/api/matches/",
     "/api/matches/?bot={bot}&status=done",
     "/api/leaderboards/bigtwo/",
+    "/api/leaderboards/bigtwo/?ordering=-matches",
+    "/api/bots/{bot}/rating-history/",
+    "/api/matches/?page_size=5&cursor={cursor}",
 ]
 
 
@@ -51,6 +55,29 @@ def make_rows(owner: User, rival: BotVersion, count: int, start: int) -> None:
         )
         Seat.objects.create(match=match, index=0, version=version, log="x" * 100)
         Seat.objects.create(match=match, index=1, version=rival, log="y" * 100)
+        RatingHistory.objects.create(
+            bot=rival.bot, match=match, game="bigtwo", seq=i + 1, before=1500 - i, after=1499 - i
+        )
+
+
+def urls(client: APIClient, rival: BotVersion) -> list[str]:
+    """LISTS for these rows; the cursor is that of the second page of matches."""
+    second = client.get("/api/matches/?page_size=1").json()["next"]
+    cursor = parse_qs(urlsplit(second).query)["cursor"][0]
+    return [url.format(bot=rival.bot_id, cursor=cursor) for url in LISTS]
+
+
+def walk(client: APIClient, url: str) -> tuple[list[int], set[int]]:
+    """Follow ``next`` from ``url`` to the end: the ids met, and each page's query count."""
+    ids: list[int] = []
+    counts = set()
+    while url:
+        with CaptureQueriesContext(connection) as captured:
+            page = client.get(url).json()
+        counts.add(len(captured))
+        ids += [row.get("id", row.get("seq", row.get("bot"))) for row in page["results"]]
+        url = page["next"]
+    return ids, counts
 
 
 def queries(client: APIClient, url: str) -> int:
@@ -70,14 +97,33 @@ def test_every_list_runs_the_same_queries_for_few_and_many_rows(
     if signed_in:
         client.force_authenticate(owner)
     rival = anchor(owner)
-    urls = [url.format(bot=rival.bot_id) for url in LISTS]
     make_rows(owner, rival, 2, 0)
-    few = [queries(client, url) for url in urls]
+    few = [queries(client, url) for url in urls(client, rival)]
     make_rows(owner, rival, 10, 2)
-    many = [queries(client, url) for url in urls]
+    many = [queries(client, url) for url in urls(client, rival)]
     assert dict(zip(LISTS, many, strict=True)) == dict(zip(LISTS, few, strict=True))
     rows = client.get("/api/matches/").json()
-    assert rows["count"] == 12 and len(rows["results"]) == 12  # the rows were really there
+    assert len(rows["results"]) == 12  # the rows were really there
     ordered = client.get(f"/api/bots/{rival.bot_id}/versions/?ordering=-number&page_size=50")
     numbers = [row["number"] for row in ordered.json()["results"]]
     assert numbers == list(range(13, 0, -1))
+
+
+def test_cursor_pages_walk_every_row_once_at_the_same_cost(db: None, settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    owner = User.objects.create_user("owner", password="long enough password")
+    client = APIClient()
+    rival = anchor(owner)
+    make_rows(owner, rival, 12, 0)
+    ids, counts = walk(client, "/api/matches/?page_size=5")
+    assert ids == sorted(Match.objects.values_list("id", flat=True), reverse=True)
+    assert len(counts) == 1  # the last page costs what the first does
+    ids, counts = walk(client, f"/api/bots/{rival.bot_id}/rating-history/?page_size=5")
+    assert ids == list(range(12, 0, -1)) and len(counts) == 1
+    board, _ = walk(client, "/api/leaderboards/bigtwo/?page_size=5")
+    assert len(board) == len(set(board)) == 12
+    elos = [row["elo"] for row in client.get("/api/leaderboards/bigtwo/").json()["results"]]
+    assert elos == sorted(elos, reverse=True)
+    refused = client.get("/api/matches/?page=2")  # no page numbers: the first page
+    assert refused.status_code == 200 and "count" not in refused.json()
+    assert client.get("/api/matches/?cursor=nonsense").status_code == 404

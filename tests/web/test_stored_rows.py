@@ -4,14 +4,16 @@ the one counted from the history, and charts sample a long history evenly."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.web.conftest import make_user, played_tournament, quick_bot
-from tournaments import ratings
+from tournaments import ratings, services
 from tournaments.models import Bot, Match, Rating, RatingHistory
 from tournaments.ratings_store import recompute_and_store
-from tournaments.web import bot_views, stats
+from tournaments.web import bot_views, stats, tournament_views
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_matches")]
 
@@ -72,3 +74,28 @@ def test_a_long_history_is_sampled_evenly_for_the_chart() -> None:
     assert samples[0] == 1 and samples[-1] == 1001 and samples == sorted(samples)
     page = Client().get(reverse("web:bot", args=[bot.pk]))
     assert page.status_code == 200 and b"from 1 to 1001" in page.content
+
+
+def test_web_lists_go_by_key_and_deep_pages_cost_what_the_first_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tournament_views, "TOURNAMENTS_PER_PAGE", 2)
+    owner = make_user("owner")
+    entrants = [quick_bot(owner, "bigtwo", f"b{i}") for i in range(2)]
+    made = [
+        services.create_tournament(owner, f"cup {i}", "bigtwo", entrants, table_size=2).pk
+        for i in range(5)
+    ]
+    client, seen, costs = Client(), [], set()
+    url: str | None = reverse("web:tournaments")
+    while url:
+        with CaptureQueriesContext(connection) as captured:
+            page = client.get(url)
+        costs.add(len(captured))
+        seen += [t.pk for t in page.context["page"]]
+        older = page.context["page"].older
+        url = None if older is None else reverse("web:tournaments") + f"?after={older}"
+    assert seen == made[::-1] and len(costs) == 1
+    back = client.get(reverse("web:tournaments") + f"?before={made[0]}").context["page"]
+    assert [t.pk for t in back] == made[2:0:-1] and back.newer == made[2]
+    assert client.get(reverse("web:tournaments") + "?after=junk").status_code == 200

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Count, Max, QuerySet
 from django.http import HttpResponse
 from django.utils.http import content_disposition_header
@@ -24,7 +26,7 @@ from tournaments.api.errors import PayloadTooLarge, over_quota
 from tournaments.api.pagination import Pages
 from tournaments.api.permissions import ChangesBot, ChangesVersion, OwnsVersion, owns_bot
 from tournaments.api.throttles import UploadThrottle
-from tournaments.models import Bot, BotVersion
+from tournaments.models import Bot, BotVersion, RatingHistory
 from tournaments.quotas import QuotaExceeded
 from tournaments.uploads import Limits, UploadError, UploadTooLarge, read_upload
 
@@ -45,6 +47,7 @@ class BotViewSet(
     permission_classes = (IsAuthenticatedOrReadOnly, ChangesBot)
     filterset_class = filters.BotFilter
     ordering_fields = ("id", "name", "created_at")
+    cursor_ordering = ("id",)
 
     def get_queryset(self) -> QuerySet[Bot]:
         return (
@@ -94,6 +97,7 @@ class BotViewSet(
         parser_classes=(MultiPartParser, FormParser),
         filterset_class=None,
         ordering_fields=("number", "created_at"),
+        cursor_ordering=("number",),
         throttle_classes=(UploadThrottle,),
     )
     def versions(self, request: Request, pk: str | None = None) -> Response:
@@ -101,11 +105,36 @@ class BotViewSet(
         bot = generics.get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
         if request.method == "POST":
             return self._upload(request, bot)
-        pages = Pages()
         rows = version_queryset().filter(bot=bot).order_by("number")
         rows = OrderingFilter().filter_queryset(request, rows, self)
+        return self.paged(request, rows, serializers.VersionSerializer)
+
+    @extend_schema(
+        responses=serializers.RatingChangeSerializer(many=True),
+        operation_id="bots_rating_history_list",
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="rating-history",
+        filterset_class=None,
+        ordering_fields=("seq",),
+        cursor_ordering=("-seq",),
+    )
+    def rating_history(self, request: Request, pk: str | None = None) -> Response:
+        """The bot's Elo before and after each rated match, newest first (cursor pages)."""
+        bot = generics.get_object_or_404(Bot.objects.only("id"), pk=pk)
+        rows = RatingHistory.objects.filter(bot=bot).order_by("-seq")
+        rows = OrderingFilter().filter_queryset(request, rows, self)
+        return self.paged(request, rows, serializers.RatingChangeSerializer)
+
+    def paged(
+        self, request: Request, rows: QuerySet[Any], serializer: type[BaseSerializer[Any]]
+    ) -> Response:
+        """One cursor page of ``rows`` of an action's own list."""
+        pages = Pages()
         page = pages.paginate_queryset(rows, request, view=self)
-        return pages.get_paginated_response(serializers.VersionSerializer(page, many=True).data)
+        return pages.get_paginated_response(serializer(page, many=True).data)
 
     def _upload(self, request: Request, bot: Bot) -> Response:
         if not owns_bot(request.user, bot):
@@ -140,6 +169,7 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet[BotVersion]):
 
     filterset_class = filters.VersionFilter
     ordering_fields = ("id", "number", "created_at")
+    cursor_ordering = ("id",)
     permission_classes = (IsAuthenticatedOrReadOnly, ChangesVersion)
 
     def get_queryset(self) -> QuerySet[BotVersion]:

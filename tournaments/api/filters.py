@@ -9,7 +9,7 @@ from django import forms
 from django.db.models import QuerySet
 
 from judge import games
-from tournaments.models import Bot, BotVersion, Match, Rating, Tournament
+from tournaments.models import Bot, BotVersion, Match, Rating, Seat, Tournament
 
 #: Read from the registry when a filter is built (a game registered later is a choice too).
 GAME_CHOICES = games.choices
@@ -68,10 +68,10 @@ class MatchFilter(django_filters.FilterSet):
         fields = ("tournament", "bot", "version", "game", "status", "rated")
 
     def by_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return queryset.filter(pk__in=Match.objects.filter(seats__version__bot_id=value))
+        return queryset.filter(pk__in=Seat.objects.filter(bot_id=value).values("match_id"))
 
     def by_version(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return queryset.filter(pk__in=Match.objects.filter(seats__version_id=value))
+        return queryset.filter(pk__in=Seat.objects.filter(version_id=value).values("match_id"))
 
 
 class LeaderboardFilter(django_filters.FilterSet):

@@ -51,6 +51,7 @@ class LeaderboardView(generics.ListAPIView[Rating]):
     serializer_class = serializers.LeaderboardRowSerializer
     filterset_class = filters.LeaderboardFilter
     ordering_fields = ("elo", "matches")
+    cursor_ordering = ("-elo", "id")
     permission_classes = (AllowAny,)
 
     def get_queryset(self) -> QuerySet[Rating]:

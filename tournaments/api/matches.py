@@ -31,7 +31,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
     """Matches: results appear once a match is over; a seat's log only to its bot's owner."""
 
     filterset_class = filters.MatchFilter
-    ordering_fields = ("id", "finished_at", "enqueued_at")
+    # Pages follow a cursor on the id (finished_at and enqueued_at may be empty).
+    ordering_fields = ("id",)
 
     def get_queryset(self) -> QuerySet[Match]:
         seats = Seat.objects.select_related("version__bot__owner").defer(

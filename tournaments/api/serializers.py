@@ -17,7 +17,7 @@ from rest_framework import serializers
 from judge.games import GAMES
 from tournaments import names
 from tournaments.api.permissions import may_read_seat_log, owns_version
-from tournaments.models import Bot, BotVersion, Match, Rating, Seat, Tournament
+from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
 
 #: Entrants of one tournament (a round robin of 2 seats plays n(n-1)/2 matches a round).
 MAX_PARTICIPANTS = 64
@@ -378,6 +378,9 @@ class LeaderboardRowSerializer(serializers.ModelSerializer[Rating]):
             "game",
             "elo",
             "matches",
+            "wins",
+            "draws",
+            "losses",
             "updated_at",
         )
         read_only_fields: tuple[str, ...] = fields
@@ -393,6 +396,15 @@ class OptionSchemaSerializer(serializers.Serializer[Any]):
     minimum = serializers.IntegerField(required=False)
     maximum = serializers.IntegerField(required=False)
     choices = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class RatingChangeSerializer(serializers.ModelSerializer[RatingHistory]):
+    """One rated match of a bot: its number among the bot's rated matches, Elo before/after."""
+
+    class Meta:
+        model = RatingHistory
+        fields: tuple[str, ...] = ("seq", "match", "before", "after", "created_at")
+        read_only_fields: tuple[str, ...] = fields
 
 
 class GameSerializer(serializers.Serializer[Any]):

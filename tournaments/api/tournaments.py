@@ -37,6 +37,7 @@ class TournamentViewSet(
     permission_classes = (IsAuthenticatedOrReadOnly, ChangesTournament)
     filterset_class = filters.TournamentFilter
     ordering_fields = ("id", "created_at", "name")
+    cursor_ordering = ("id",)
 
     def get_queryset(self) -> QuerySet[Tournament]:
         tournaments = Tournament.objects.select_related("owner").order_by("id")

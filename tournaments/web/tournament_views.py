@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Prefetch
 from django.db.models.fields.json import KeyTransform
@@ -25,6 +25,7 @@ from tournaments.ratings import HeadToHead
 from tournaments.standings import tournament_table
 from tournaments.web.bot_views import seats_without_secrets, with_places
 from tournaments.web.forms import TournamentForm
+from tournaments.web.keyset import keyset_page
 
 TOURNAMENTS_PER_PAGE = 50
 MATCHES_PER_PAGE = 100
@@ -36,7 +37,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
         .annotate(entrants=Count("participants"))
         .order_by("-id")
     )
-    page = Paginator(found, TOURNAMENTS_PER_PAGE).get_page(request.GET.get("page"))
+    page = keyset_page(request, found, "id", TOURNAMENTS_PER_PAGE, descending=True)
     return render(request, "web/tournaments.html", {"page": page, "titles": dict(games.choices())})
 
 
@@ -150,8 +151,8 @@ def live_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]
         .prefetch_related(Prefetch("seats", queryset=seats_without_secrets()))
         .order_by("number")
     )
-    page = Paginator(matches, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
-    page.object_list = with_places(page.object_list)  # type: ignore[assignment]
+    page = keyset_page(request, matches, "number", MATCHES_PER_PAGE, descending=False)
+    page = replace(page, object_list=with_places(page.object_list))
     rows = [(row, table.versions[row.participant]) for row in table.rows]
     return {
         "tournament": tournament,
