@@ -67,7 +67,7 @@ def seed_tournament(game: str, size: int, bots: int, rng: random.Random) -> Any:
         result = play_match(cell, tuple(t % 6 for t in table), DEALS, rng)
         match = Match(
             tournament=tournament, number=number, game=game, games=DEALS, duplicate=True,
-            status="done", result=result, replay={"records": [result] * 3},
+            status="done", result=result,
         )  # fmt: skip
         match.units = stored_units(match)
         matches.append(match)
@@ -92,7 +92,6 @@ def old_table(tournament: Any) -> Any:
     per_match, per_unit = [], []
     for match in (
         tournament.matches.filter(status=Match.Status.DONE)
-        .defer("replay")
         .prefetch_related("seats")
         .order_by("number")
     ):

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_delete
 
 
 class TournamentsConfig(AppConfig):
@@ -6,4 +7,8 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from tournaments import served  # noqa: F401  (registers its system check)
+        from tournaments import replay_store, served  # noqa: F401  (served: its system check)
+        from tournaments.models import Replay
+
+        # Files outside the database go with their rows (matches deleted in any way).
+        post_delete.connect(replay_store.forget_files, sender=Replay, dispatch_uid="replay-files")

@@ -41,6 +41,7 @@ class Bot(models.Model):
         indexes = (
             models.Index(fields=["game", "id"], name="bot_game_id"),
             models.Index(fields=["retired", "id"], name="bot_retired_id"),
+            models.Index(fields=["name"], name="bot_name"),  # the admin's search
         )
 
     def __str__(self) -> str:
@@ -156,6 +157,7 @@ class Tournament(models.Model):
             models.Index(fields=["game", "id"], name="tournament_game_id"),
             models.Index(fields=["status", "id"], name="tournament_status_id"),
             models.Index(fields=["rated", "id"], name="tournament_rated_id"),
+            models.Index(fields=["name"], name="tournament_name"),  # the admin's search
         )
 
     def __str__(self) -> str:
@@ -207,7 +209,6 @@ class Match(models.Model):
     #: duplicate deal, as places per seat ("12 21 11"); written with the result.
     units = models.TextField(blank=True, default="")
     faults = models.JSONField(default=list, blank=True)
-    replay = models.JSONField(null=True, blank=True)
     #: Why the match failed (infrastructure), or the history of lost attempts.
     failure = models.TextField(blank=True, default="")
     #: Where the time went: {"sandbox": s, "referee": s, "database": s, ...}.
@@ -384,3 +385,25 @@ class RateCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.count}"
+
+
+class Replay(models.Model):
+    """Where a finished match's record is kept: a gzip file in the replay storage.
+
+    The record is read only by the replay views, so it lives outside the match row
+    (tournaments.replay_store writes, reads and removes the files).
+    """
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="replay"
+    )
+    #: The file's name in the replay storage (REPLAY_STORAGE).
+    name = models.CharField(max_length=255)
+    #: Gzipped bytes, games in the record and seats at the table (the frames files).
+    size = models.PositiveIntegerField(default=0)
+    games = models.PositiveIntegerField(default=0)
+    players = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"replay of match {self.match_id}"

@@ -21,7 +21,7 @@ from django.utils import timezone
 from judge.engine import GameError, Settings
 from judge.games import game_class
 from judge.rng import derive_seed
-from tournaments import dispatch, ratings
+from tournaments import dispatch, ratings, replay_store
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
 from tournaments.schedule import schedule
 from tournaments.standings import refresh_table
@@ -291,7 +291,6 @@ def finish_match(
     }
     match.units = stored_units(match)
     match.faults = outcome.get("faults", [])
-    match.replay = outcome.get("record")
     match.finished_at = timezone.now()
     match.lease_expires_at = None
     match.timings = dict(timings or {})
@@ -303,6 +302,8 @@ def finish_match(
         _rate(match, [seat.version.bot for seat in seats], outcome["places"])
     match.save()
     _count_done(match)
+    if outcome.get("record") is not None:
+        _keep_replay(match.pk, outcome["record"])
     return True
 
 
@@ -317,6 +318,17 @@ def refresh_table_of(match_id: int) -> None:
                 refresh_table(found)
     except Exception:  # the result is stored; the next one or a reader refreshes the table
         logger.exception("refreshing the table of match %s's tournament failed", match_id)
+
+
+def _keep_replay(match_id: int, record: dict[str, Any]) -> None:
+    """Write the record's file and its row; the file goes again if the row is not stored."""
+    replay = replay_store.stored_replay(match_id, record)
+    try:
+        with transaction.atomic():
+            replay.save(force_insert=True)
+    except BaseException:
+        replay_store.delete_files(replay.name, replay.games, replay.players)
+        raise
 
 
 def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:

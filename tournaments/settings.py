@@ -322,3 +322,10 @@ if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= 0:
     raise SettingError("LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_MINUTES must be positive")
 # The lockout lasts LOGIN_LOCKOUT_MINUTES from the failure that reached the limit.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+
+# Replays (scale, tournaments.replay_store): each match record is a gzip file kept through
+# Django's storage API, in REPLAY_ROOT with the default FileSystemStorage. REPLAY_STORAGE
+# names another storage class (e.g. storages.backends.s3.S3Storage from django-storages,
+# configured by its own settings), made with no arguments.
+REPLAY_STORAGE = env_str("REPLAY_STORAGE", "django.core.files.storage.FileSystemStorage")
+REPLAY_ROOT = MEDIA_ROOT / "replays"

@@ -25,7 +25,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tests.tournaments.test_api_schema import json_schema
-from tournaments import services
+from tournaments import replay_store, services
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament, bundle_code
 
 CODE_SECRET = "OWNER-CODE-7f3a"
@@ -67,9 +67,10 @@ def played(versions: list[BotVersion], status: str, logs: list[str]) -> Match:
         Seat.objects.create(match=match, index=index, version=version, log=log)
     if status == Match.Status.DONE:
         match.result = {"scores": [1, -1], "places": [1, 2], "games": []}
-        match.replay = {"header": {"game": "bigtwo"}, "games": [{"hidden": "2s 2h"}]}
         match.finished_at = timezone.now()
         match.save()
+        record = {"header": {"game": "bigtwo"}, "games": [{"hidden": "2s 2h"}]}
+        replay_store.stored_replay(match.pk, record).save()
     return match
 
 
@@ -243,9 +244,9 @@ def test_the_owner_reads_their_code_check_log_and_match_log(world: World) -> Non
 def test_a_running_match_shows_no_result_faults_or_hidden_cards(world: World) -> None:
     Match.objects.filter(pk=world.running.pk).update(
         result={"scores": [0, 0], "places": [1, 1]},
-        replay={"games": [{"hidden": "As Kd"}]},
         faults=[{"bot": 0, "text": "As Kd"}],
     )
+    replay_store.stored_replay(world.running.pk, {"games": [{"hidden": "As Kd"}]}).save()
     for who in ("owner", "other", "anonymous"):
         client = as_person(world, who)
         detail = client.get(f"/api/matches/{world.running.pk}/")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
-from django.http import JsonResponse
+from django.http import HttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from judge.engine import GameError
-from tournaments import services
+from tournaments import replay_store, services
 from tournaments.api import actions, filters, serializers
 from tournaments.api.bots import version_queryset
 from tournaments.api.errors import Conflict, over_quota
@@ -41,9 +41,9 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         if self.action != "retrieve":
             seats = seats.defer("log")
         matches = Match.objects.prefetch_related(Prefetch("seats", queryset=seats))
-        if self.action != "replay":
-            matches = matches.defer("replay", "failure")
-        return matches.order_by("-id")
+        if self.action == "replay":
+            return matches.select_related("replay")
+        return matches.defer("failure").order_by("-id")
 
     def get_serializer_class(self) -> type[serializers.MatchSerializer]:
         if self.action == "retrieve":
@@ -57,15 +57,19 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         }
     )
     @action(detail=True, methods=["get"], filterset_class=None)
-    def replay(self, request: Request, pk: str | None = None) -> JsonResponse:
-        """The match record (every deal and action): only once the match is over."""
+    def replay(self, request: Request, pk: str | None = None) -> HttpResponse:
+        """The match record (every deal and action): only once the match is over.
+
+        Sent as stored, gzipped (Content-Encoding: gzip), to clients that accept gzip.
+        """
         match = self.get_object()
-        if match.status != Match.Status.DONE or match.replay is None:
+        stored = getattr(match, "replay", None)
+        if match.status != Match.Status.DONE or stored is None:
             raise Conflict(
                 f"match {match.pk} is {match.status}; its replay (with every hidden card) "
                 "is shown once it is over"
             )
-        response = JsonResponse(match.replay)
+        response = replay_store.gzip_response(request, replay_store.compressed(stored))
         response["Content-Disposition"] = (
             content_disposition_header(True, f"match-{match.pk}.json") or ""
         )

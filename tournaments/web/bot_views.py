@@ -48,7 +48,7 @@ def recent_matches(bot: Bot) -> list[Match]:
     ids = Seat.objects.filter(bot=bot).order_by("-match_id").values_list("match_id", flat=True)
     found = (
         Match.objects.filter(pk__in=list(ids.distinct()[:RECENT_MATCHES]))
-        .defer("replay", "failure", "timings", "options", "time_control", "limits")
+        .defer("failure", "timings", "options", "time_control", "limits")
         .select_related("tournament")
         .prefetch_related(Prefetch("seats", queryset=seats_without_secrets()))
         .order_by("-id")

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 
 from judge import games
+from judge.engine import JSONDict
+from tournaments import replay_store
 from tournaments.api.permissions import owns_bot
-from tournaments.models import Match, Seat
+from tournaments.models import Match, Replay, Seat
 from tournaments.web import replays
 from tournaments.web.bot_views import seats_without_secrets
 
@@ -20,9 +25,9 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         match = get_object_or_404(Match.objects.only("id", "status"), pk=match_id)
         return render(request, "web/_match_status.html", status_context(match))
     match = get_object_or_404(
-        Match.objects.select_related("tournament")
-        .defer("replay")
-        .prefetch_related(Prefetch("seats", queryset=seats_without_secrets())),
+        Match.objects.select_related("tournament").prefetch_related(
+            Prefetch("seats", queryset=seats_without_secrets())
+        ),
         pk=match_id,
     )
     seats = list(match.seats.all())
@@ -59,20 +64,31 @@ def status_context(match: Match) -> dict[str, object]:
     return {"match": match, "waiting": waiting}
 
 
-def replay_frames(request: HttpRequest, match_id: int) -> JsonResponse:
+def replay_frames(request: HttpRequest, match_id: int) -> HttpResponse:
     """``?game=G&seat=S|all``: every step of game G as seat S saw it (all: every card).
 
     Only finished matches have a record; hidden cards are never sent while one runs.
+    Frames are computed from the record once per game and seat, then served as kept
+    (gzipped to clients that accept it).
     """
-    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
-    if match.status != Match.Status.DONE or not match.replay:
+    replay = Replay.objects.filter(match_id=match_id, match__status=Match.Status.DONE).first()
+    if replay is None:
+        get_object_or_404(Match.objects.only("id"), pk=match_id)
         raise Http404("this match has no replay yet: it is shown once the match is over")
-    record = match.replay
     try:
-        data = replays.requested_frames(
-            record, request.GET.get("game", "0"), request.GET.get("seat", "all")
+        game, seat = replays.checked_request(
+            request.GET.get("game", "0"),
+            request.GET.get("seat", "all"),
+            replay.games,
+            replay.players,
         )
+        data = replay_store.cached_frames(replay, game, seat, partial(frames_with_bots, game, seat))
     except replays.ReplayError as error:
         return JsonResponse({"error": str(error)}, status=400)
+    return replay_store.gzip_response(request, data)
+
+
+def frames_with_bots(game: int, seat: str, record: dict[str, Any]) -> JSONDict:
+    data = replays.frames(record, game, None if seat == "all" else int(seat))
     data["bots"] = [bot["name"] for bot in record["header"]["bots"]]
-    return JsonResponse(data)
+    return data

@@ -35,6 +35,15 @@ def requested_frames(record: Mapping[str, Any], game: str, seat: str) -> JSONDic
     return frames(record, index, perspective)
 
 
+def checked_request(game: str, seat: str, games: int, players: int) -> tuple[int, str]:
+    """A request's game number and seat ("all" or a number) checked against a match of
+    ``games`` games at a table of ``players``; ReplayError says what is wrong."""
+    if not game.isdigit() or int(game) >= games:
+        raise ReplayError(f"game {game!r}: this match has games 0 to {games - 1}")
+    perspective = parse_perspective(seat, players)
+    return int(game), "all" if perspective is None else str(perspective)
+
+
 def parse_perspective(text: str, players: int) -> int | None:
     """``"all"`` (None) or a seat number below ``players``; ReplayError otherwise."""
     if text in ("", "all"):

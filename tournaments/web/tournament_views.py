@@ -146,7 +146,7 @@ def live_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]
         for a in order
     ]
     matches = (
-        tournament.matches.defer("replay", "result", "failure", "timings", "options", "limits")
+        tournament.matches.defer("result", "failure", "timings", "options", "limits")
         .annotate(places=KeyTransform("places", "result"))
         .prefetch_related(Prefetch("seats", queryset=seats_without_secrets()))
         .order_by("number")

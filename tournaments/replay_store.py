@@ -1,0 +1,122 @@
+"""Match records (replays) kept outside the match row: gzip files through Django's storage API.
+
+A record is 5-120 KB of JSON that only the replay views read; in the match row it made every
+match query drag it along. Here it is one gzip file per match (a few hundred bytes to a
+few KB), named in a ``Replay`` row; REPLAY_STORAGE chooses where the files live (the
+filesystem by default, S3-compatible object storage with django-storages). The replay
+viewer's frames are computed once per game and seat and kept beside the record, so a
+replay view does not play the game again on every request. Files go when their match
+does (``delete_files`` runs after the deleting transaction commits).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import secrets
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import FileSystemStorage, Storage
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.utils.module_loading import import_string
+
+from tournaments.models import Replay
+
+JSON = "application/json"
+
+
+def replay_storage() -> Storage:
+    """The storage REPLAY_STORAGE names (the filesystem in REPLAY_ROOT by default)."""
+    return _storage(settings.REPLAY_STORAGE, str(settings.REPLAY_ROOT))
+
+
+@cache
+def _storage(backend: str, root: str) -> Storage:
+    kind = import_string(backend)
+    storage: Storage = kind(location=root) if issubclass(kind, FileSystemStorage) else kind()
+    return storage
+
+
+def compress(data: Any) -> bytes:
+    """``data`` as compact JSON, gzipped (no timestamp: the same data, the same bytes)."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+    return gzip.compress(text, compresslevel=6, mtime=0)
+
+
+def stored_replay(match_id: int, record: dict[str, Any]) -> Replay:
+    """Write the record's file and return its (unsaved) row; the caller saves it."""
+    data = compress(record)
+    folder = f"{match_id // 1000:06d}"
+    wanted = f"{folder}/{match_id}-{secrets.token_hex(6)}.json.gz"
+    name = replay_storage().save(wanted, ContentFile(data))
+    games = record.get("games", [])
+    players = max((len(g.get("seating", [])) for g in games), default=0)
+    return Replay(match_id=match_id, name=name, size=len(data), games=len(games), players=players)
+
+
+def compressed(replay: Replay) -> bytes:
+    with replay_storage().open(replay.name, "rb") as file:
+        data: bytes = file.read()
+    return data
+
+
+def load(replay: Replay) -> dict[str, Any]:
+    """The match record, decompressed and parsed."""
+    record: dict[str, Any] = json.loads(gzip.decompress(compressed(replay)))
+    return record
+
+
+def frames_name(replay: Replay, game: int, seat: str) -> str:
+    return f"{replay.name.removesuffix('.json.gz')}.frames-{game}-{seat}.json.gz"
+
+
+def cached_frames(
+    replay: Replay, game: int, seat: str, compute: Callable[[dict[str, Any]], Any]
+) -> bytes:
+    """The gzipped frames of ``game`` seen from ``seat``: from their file, or computed from
+    the record by ``compute`` and kept for the next request."""
+    storage = replay_storage()
+    name = frames_name(replay, game, seat)
+    if storage.exists(name):
+        with storage.open(name, "rb") as file:
+            data: bytes = file.read()
+        return data
+    data = compress(compute(load(replay)))
+    kept = storage.save(name, ContentFile(data))
+    if kept != name:  # another request kept the same frames first: one copy is enough
+        storage.delete(kept)
+    return data
+
+
+def delete_files(name: str, games: int, players: int) -> None:
+    """Remove a record's file and every frames file it may have."""
+    storage = replay_storage()
+    stub = Replay(name=name)
+    for seat in ["all", *map(str, range(players))]:
+        for game in range(games):
+            storage.delete(frames_name(stub, game, seat))
+    storage.delete(name)
+
+
+def gzip_response(request: HttpRequest, data: bytes) -> HttpResponse:
+    """JSON sent as stored, gzipped, to a client that accepts gzip; else decompressed."""
+    accepts = request.headers.get("Accept-Encoding", "")
+    if "gzip" in accepts.lower():
+        response = HttpResponse(data, content_type=JSON)
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(gzip.decompress(data), content_type=JSON)
+    response["Vary"] = "Accept-Encoding"
+    return response
+
+
+def forget_files(sender: type[Replay], instance: Replay, **kwargs: Any) -> None:
+    """A deleted replay row (its match deleted, say) takes its files with it, once the
+    deletion is committed (a rolled-back deletion keeps them)."""
+    name, games, players = instance.name, instance.games, instance.players
+    transaction.on_commit(lambda: delete_files(name, games, players))
