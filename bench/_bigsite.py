@@ -168,7 +168,7 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
     plan = [_planned(m, rng, shape, by_game, weights) for m in range(shape.matches)]
     standings: dict[int, Standing] = {}
     history: list[tuple[int, int, int, float, float]] = []  # match, bot, seq, before, after
-    for match_id, _, bots, places in plan:
+    for match_id, _, bots, places in tqdm(plan, desc="ratings", unit=" matches", mininterval=2):
         before = {b: standings.setdefault(b, Standing()).elo for b in bots}
         after = ratings.elo_update(before, ratings.Placing(tuple(bots), tuple(places)))
         for a, b, score in ratings.pairwise(bots, places):

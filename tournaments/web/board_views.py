@@ -56,7 +56,7 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
         .select_related("bot__owner")
         .order_by("-elo", "bot_id")[:LEADERBOARD_ROWS]
     )
-    trends = stats.trends(rating.bot_id for rating in found)
+    trends = stats.trends({rating.bot_id: rating.matches for rating in found})
     rows = []
     for place, rating in enumerate(found, start=1):
         trend = trends.get(rating.bot_id, stats.Trend())

@@ -7,10 +7,10 @@ matches there are (the rating rows hold each bot's wins, draws and losses).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from django.db.models import F
+from django.db.models import Q
 
 from tournaments import ratings
 from tournaments.models import RatingHistory
@@ -42,16 +42,20 @@ def interval(pairs: int) -> float | None:
     return ratings.Z95 * ratings.SCALE / math.log(10.0) * 2.0 / math.sqrt(pairs)
 
 
-def trends(bot_ids: Iterable[int], points: int = TREND_POINTS) -> dict[int, Trend]:
-    """The last ``points`` ratings of each of ``bot_ids`` (its rating before them first).
+def trends(counts: Mapping[int, int], points: int = TREND_POINTS) -> dict[int, Trend]:
+    """The last ``points`` ratings of each bot (its rating before them first), given each
+    bot's count of rated matches.
 
-    One index range (bot, seq) per bot: the rows numbered among the bot's last
-    ``points`` rated matches, however long its history.
+    One index range (bot, seq) per bot, spelled out so that the planner cannot read a
+    long history instead: the rows numbered among the bot's last ``points`` matches.
     """
+    if not counts:
+        return {}
+    ranges = Q()
+    for bot_id, matches in counts.items():
+        ranges |= Q(bot_id=bot_id, seq__gt=matches - points)
     latest = (
-        RatingHistory.objects.filter(
-            bot_id__in=list(bot_ids), seq__gt=F("bot__rating__matches") - points
-        )
+        RatingHistory.objects.filter(ranges)
         .order_by("bot_id", "seq")
         .values_list("bot_id", "before", "after")
     )
