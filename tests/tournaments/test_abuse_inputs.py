@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from judge.bots import house_policy
 from judge.players import PolicyChannel
 from judge.referee import BotInfo, MatchSpec, play_match
-from tournaments import names, services
+from tournaments import names, replay_store, services
 from tournaments.models import Bot, BotVersion, Match, Seat, bundle_code
 from tournaments.uploads import UploadError, check_python
 from tournaments.web.replays import ReplayError, requested_frames
@@ -61,7 +61,8 @@ def test_the_frames_view_answers_400_to_hostile_parameters() -> None:
     bot = Bot.objects.create(owner=None, game="oceans11", name="house")
     code, digest = bundle_code({"main.py": b"pass\n"})
     version = services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
-    match = Match.objects.create(game="oceans11", status=Match.Status.DONE, seed=3, replay=record)
+    match = Match.objects.create(game="oceans11", status=Match.Status.DONE, seed=3)
+    replay_store.stored_replay(match.pk, record).save()
     Seat.objects.bulk_create([Seat(match=match, index=i, version=version) for i in range(2)])
     client = Client(raise_request_exception=False)
     for query in ("game=²", f"game={'9' * 5000}", f"game=0&seat={'9' * 5000}", "seat=²"):

@@ -38,7 +38,7 @@ def requested_frames(record: Mapping[str, Any], game: str, seat: str) -> JSONDic
 def checked_request(game: str, seat: str, games: int, players: int) -> tuple[int, str]:
     """A request's game number and seat ("all" or a number) checked against a match of
     ``games`` games at a table of ``players``; ReplayError says what is wrong."""
-    if not game.isdigit() or int(game) >= games:
+    if not SMALL_NUMBER.fullmatch(game) or int(game) >= games:
         raise ReplayError(f"game {game!r}: this match has games 0 to {games - 1}")
     perspective = parse_perspective(seat, players)
     return int(game), "all" if perspective is None else str(perspective)
