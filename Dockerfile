@@ -31,6 +31,7 @@ COPY judge/ judge/
 COPY sandbox/ sandbox/
 COPY tournaments/ tournaments/
 COPY seeds/ seeds/
+COPY starters/ starters/
 # Static files, served by whitenoise from the image; data lives in volumes (/app/var).
 # A throwaway key for this one command, so that no key is made and kept in the image.
 RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --no-input -v 0 \

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.runtimes import RUNTIMES
+
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE = os.environ.get("APP_IMAGE", "cardjudge/app:latest")
@@ -83,3 +85,9 @@ def test_gunicorn_serves_the_static_files_in_production_mode(image: str) -> None
     )
     status, kind, size = output.split()[-3:]
     assert (status, kind) == ("200", "text/css") and int(size) > 1000
+
+
+def test_the_image_holds_the_starter_bots_the_upload_page_offers(image: str) -> None:
+    wanted = [f"/app/starters/{name}/{runtime.entry}" for name, runtime in RUNTIMES.items()]
+    listed = run_in_image("ls", *wanted).split()
+    assert sorted(listed) == sorted(wanted)

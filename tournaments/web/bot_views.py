@@ -12,15 +12,18 @@ import zipfile
 from collections.abc import Iterable
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods
 
 from judge import games
+from sandbox.runtimes import RUNTIMES
 from tournaments import services
 from tournaments.api.actions import upload_version
 from tournaments.api.permissions import owns_bot
@@ -150,7 +153,21 @@ def upload(request: HttpRequest, bot_id: int | None = None) -> HttpResponse:
         version = _store_upload(request, form, bot)
         if version is not None:
             return redirect("web:version", version_id=version.pk)
-    return render(request, "web/upload.html", {"form": form, "bot": bot})
+    return render(
+        request, "web/upload.html", {"form": form, "bot": bot, "runtimes": RUNTIMES.values()}
+    )
+
+
+def starter(request: HttpRequest, language: str) -> HttpResponse:
+    """The starter bot of ``language`` (starters/LANGUAGE/ENTRY), as a download: a bot that
+    parses the protocol and plays a random legal action in any game, to start from."""
+    runtime = RUNTIMES.get(language)
+    if runtime is None:
+        raise Http404(f"no language {language!r}; there are {', '.join(RUNTIMES)}")
+    code = (settings.BASE_DIR / "starters" / runtime.name / runtime.entry).read_bytes()
+    response = HttpResponse(code, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, runtime.entry) or ""
+    return response
 
 
 def _store_upload(request: HttpRequest, form: UploadForm, bot: Bot | None) -> BotVersion | None:

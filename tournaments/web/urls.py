@@ -22,6 +22,7 @@ urlpatterns = [
     path("bots/<int:bot_id>/", bot_views.bot_page, name="bot"),
     path("bots/<int:bot_id>/upload/", bot_views.upload, name="upload_version"),
     path("versions/<int:version_id>/", bot_views.version_page, name="version"),
+    path("starters/<str:language>/", bot_views.starter, name="starter"),
     path("tournaments/", tournament_views.tournament_list, name="tournaments"),
     path("tournaments/new/", tournament_views.tournament_create, name="tournament_create"),
     path("tournaments/<int:tournament_id>/", tournament_views.tournament_page, name="tournament"),
