@@ -18,7 +18,14 @@ from pathlib import Path
 import pytest
 
 from sandbox import docker_backend
-from tests.deploy.test_first_run import ROOT, free_port, interrupt, processes_with, wait_for_text
+from tests.deploy.test_first_run import (
+    ROOT,
+    as_from_a_terminal,
+    free_port,
+    interrupt,
+    processes_with,
+    wait_for_text,
+)
 
 
 def running_matches(database: Path) -> int:
@@ -63,6 +70,7 @@ def test_ctrl_c_stops_every_process_and_container_it_started(tmp_path: Path) -> 
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
+            preexec_fn=as_from_a_terminal,
         )
         try:
             wait_for_text(log, "playing the demo round robins", server, timeout=300)
