@@ -15,6 +15,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from tournaments.skill import START_DEVIATION, Skill, interval, is_provisional
+
 
 class Bot(models.Model):
     """A named player owned by a user (or a house bot, with no owner); code lives in versions."""
@@ -319,16 +321,25 @@ class TournamentTable(models.Model):
 
 
 class Rating(models.Model):
-    """A bot's current global Elo in its game (see docs/ratings.md), and its record.
+    """A bot's current global rating in its game (see docs/ratings.md), and its record.
 
     The row is updated with each rated result (in the same transaction), so leaderboards
-    and bot pages read it instead of the history: wins, draws and losses count pairwise
+    and bot pages read it instead of the history: ``elo`` is the rating shown (Elo
+    scale), ``deviation`` its standard deviation in Elo points (the 95% interval is
+    shown from it), ``units`` the comparison units (games or duplicate deals) rated;
+    ``variance``, ``information`` and ``spread`` are the rest of the state the next
+    update needs (tournaments.skill.Skill). Wins, draws and losses count pairwise
     results (each opponent at a table), ``matches`` the rated matches.
     """
 
     bot = models.OneToOneField(Bot, on_delete=models.CASCADE, related_name="rating")
     game = models.CharField(max_length=32, db_index=True)
     elo = models.FloatField()
+    deviation = models.FloatField(default=START_DEVIATION, db_default=START_DEVIATION)
+    units = models.PositiveIntegerField(default=0, db_default=0)
+    variance = models.FloatField(default=START_DEVIATION**2, db_default=START_DEVIATION**2)
+    information = models.FloatField(default=0.0, db_default=0.0)
+    spread = models.FloatField(default=0.0, db_default=0.0)
     matches = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
@@ -341,6 +352,29 @@ class Rating(models.Model):
     @property
     def pairs(self) -> int:
         return self.wins + self.draws + self.losses
+
+    @property
+    def provisional(self) -> bool:
+        """Too few units or too wide an interval to read much into (skill.is_provisional)."""
+        return is_provisional(self.units, self.deviation)
+
+    @property
+    def low(self) -> float:
+        return interval(self.elo, self.deviation)[0]
+
+    @property
+    def high(self) -> float:
+        return interval(self.elo, self.deviation)[1]
+
+    def skill(self) -> Skill:
+        """The state the next update starts from."""
+        return Skill(self.elo, self.variance, self.information, self.spread, self.units)
+
+    def set_skill(self, skill: Skill) -> None:
+        """Store an updated state (``deviation`` is derived from it)."""
+        self.elo, self.variance, self.units = skill.elo, skill.variance, skill.units
+        self.information, self.spread = skill.information, skill.spread
+        self.deviation = skill.deviation
 
     def __str__(self) -> str:
         return f"{self.bot.name}: {self.elo:.0f}"

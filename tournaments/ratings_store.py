@@ -1,8 +1,8 @@
 """Global ratings recomputed from the stored match history (see docs/ratings.md).
 
 The history is streamed in rating order (two server-side cursors over only the columns
-needed: each match's places, and its seats' bots), so memory stays constant whatever its
-length; only one rating per bot is held.
+needed: each match's places and stored units, and its seats' bots), so memory stays
+constant whatever its length; only one rating state per bot is held.
 """
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import groupby
+from typing import Any
 
+from django.apps import apps as installed
 from django.db import transaction
 
-from tournaments import ratings, services
-from tournaments.models import Bot, Match, Rating, RatingHistory, Seat
+from tournaments import ratings, services, skill
 
 #: Rows fetched per round trip while streaming the history.
 CHUNK = 2000
@@ -25,19 +26,32 @@ Placing = ratings.Placing[int]
 
 @dataclass(frozen=True)
 class Recomputed:
-    """Ratings from the history, how many matches rated each bot, and where they differ."""
+    """Ratings from the history, how many matches rated each bot, and where they differ.
+
+    ``ratings``: each bot's elo; ``skills``: its whole state; ``differences``: per bot,
+    the stored and the recomputed state (elo, deviation, units, variance, information,
+    spread) where any of them differs.
+    """
 
     ratings: dict[int, float]
+    skills: dict[int, skill.Skill]
     counts: dict[int, int]
-    differences: dict[int, tuple[float | None, float | None]]
+    differences: dict[int, tuple[tuple[float, ...] | None, tuple[float, ...] | None]]
     matches: int
 
 
-def rated_matches() -> Iterator[tuple[int, ratings.Placing[int]]]:
-    """(match id, placing by bot id) of every rated match, in rating order, streamed."""
+def _model(apps: Any, name: str) -> Any:
+    """A model of this app: the installed one, or a migration's historical one."""
+    return (apps or installed).get_model("tournaments", name)
+
+
+def rated_matches(apps: Any = None) -> Iterator[tuple[int, ratings.Placing[int], list[Placing]]]:
+    """(match id, placing by bot id, its rated units) of every rated match, in rating
+    order, streamed. ``apps``: a migration's app registry (else the installed models)."""
     order = ("rating_seq", "id")
-    rated = Match.objects.filter(status=Match.Status.DONE, rating_seq__isnull=False)
-    places = rated.order_by(*order).values_list("id", "result__places").iterator(CHUNK)
+    Seat = _model(apps, "Seat")
+    rated = _model(apps, "Match").objects.filter(status="done", rating_seq__isnull=False)
+    places = rated.order_by(*order).values_list("id", "result__places", "units").iterator(CHUNK)
     seats = (
         Seat.objects.filter(match__in=rated)
         .order_by(*(f"match__{o}" for o in order), "index")
@@ -45,11 +59,13 @@ def rated_matches() -> Iterator[tuple[int, ratings.Placing[int]]]:
         .iterator(CHUNK)
     )
     bots = groupby(seats, key=lambda row: row[0])
-    for match_id, match_places in places:
+    for match_id, match_places, stored in places:
         seat_match, rows = next(bots)
         if seat_match != match_id:
             raise RuntimeError(f"match {match_id} has no seats in the rating order")
-        yield match_id, ratings.Placing(tuple(bot for _, bot in rows), tuple(match_places))
+        seated = tuple(bot for _, bot in rows)
+        units = services.rated_units(seated, match_places, stored)
+        yield match_id, ratings.Placing(seated, tuple(match_places)), units
 
 
 def recompute(
@@ -57,6 +73,7 @@ def recompute(
     progress: Callable[[int], None] | None = None,
     every: int = 50_000,
     on_placing: Callable[[Placing], None] | None = None,
+    apps: Any = None,
 ) -> Recomputed:
     """Replay every rated match from START_ELO with the update the service uses.
 
@@ -64,43 +81,59 @@ def recompute(
     ``progress`` the number of matches replayed, every ``every`` matches; ``on_placing``
     each rated match's placing (to count the stored wins, draws and losses).
     """
-    current: dict[int, float] = {}
+    current: dict[int, skill.Skill] = {}
     counts: dict[int, int] = {}
     replayed = 0
-    for match_id, placing in rated_matches():
+    for match_id, placing, units in rated_matches(apps):
         if on_placing is not None:
             on_placing(placing)
-        after = ratings.elo_update(current, placing)
-        for bot_id, elo in after.items():
+        after = skill.rate_units(current, units)
+        for bot_id in dict.fromkeys(placing.seats):
+            before = current.get(bot_id, skill.Skill())
+            after.setdefault(bot_id, before)
             if on_change is not None:
-                on_change((match_id, bot_id, current.get(bot_id, ratings.START_ELO), elo))
+                on_change((match_id, bot_id, before.elo, after[bot_id].elo))
             counts[bot_id] = counts.get(bot_id, 0) + 1
         current.update(after)
         replayed += 1
         if progress is not None and replayed % every == 0:
             progress(replayed)
-    stored = dict(Rating.objects.values_list("bot_id", "elo"))
+    stored_rows = _model(apps, "Rating").objects.values_list("bot_id", *STATE)
+    stored = {row[0]: tuple(row[1:]) for row in stored_rows}
+    fresh = {bot_id: _state(s) for bot_id, s in current.items()}
     differences = {
-        bot_id: (stored.get(bot_id), current.get(bot_id))
-        for bot_id in set(stored) | set(current)
-        if stored.get(bot_id) != current.get(bot_id)
+        bot_id: (stored.get(bot_id), fresh.get(bot_id))
+        for bot_id in set(stored) | set(fresh)
+        if stored.get(bot_id) != fresh.get(bot_id)
     }
-    return Recomputed(current, counts, differences, replayed)
+    elos = {bot_id: s.elo for bot_id, s in current.items()}
+    return Recomputed(elos, current, counts, differences, replayed)
+
+
+#: The stored columns of a rating's state, as compared.
+STATE = ("elo", "deviation", "units", "variance", "information", "spread")
+
+
+def _state(s: skill.Skill) -> tuple[float, ...]:
+    return (s.elo, s.deviation, s.units, s.variance, s.information, s.spread)
 
 
 @transaction.atomic
 def recompute_and_store(
-    progress: Callable[[int], None] | None = None, every: int = 50_000
+    progress: Callable[[int], None] | None = None, every: int = 50_000, apps: Any = None
 ) -> Recomputed:
     """Replace every rating and the rating history with the recomputed ones.
 
     The history is written in batches while the replay streams, so it is never held whole;
     each bot's rows are numbered (seq) and its wins, draws and losses counted on the way.
+    ``apps``: a migration's app registry (migration 0008 runs this), else the installed
+    models.
     """
-    games = dict(Bot.objects.values_list("pk", "game"))
+    Rating, RatingHistory = _model(apps, "Rating"), _model(apps, "RatingHistory")
+    games = dict(_model(apps, "Bot").objects.values_list("pk", "game"))
     rows = {pk: Rating(bot_id=pk, game=game) for pk, game in games.items()}
     RatingHistory.objects.all().delete()
-    batch: list[RatingHistory] = []
+    batch: list[Any] = []
     seq: dict[int, int] = {}
 
     def keep(change: Change) -> None:
@@ -123,11 +156,13 @@ def recompute_and_store(
     def count(placing: Placing) -> None:
         services.count_record(rows, placing)
 
-    report = recompute(keep, progress, every, on_placing=count)
+    report = recompute(keep, progress, every, on_placing=count, apps=apps)
     RatingHistory.objects.bulk_create(batch)
     Rating.objects.all().delete()
-    for bot_id, elo in report.ratings.items():
-        rows[bot_id].elo = elo
-        rows[bot_id].matches = report.counts[bot_id]
+    for bot_id, state in report.skills.items():
+        row = rows[bot_id]
+        for field, value in zip(STATE, _state(state), strict=True):
+            setattr(row, field, value)
+        row.matches = report.counts[bot_id]
     Rating.objects.bulk_create(rows[bot_id] for bot_id in report.ratings)
     return report

@@ -21,11 +21,11 @@ from django.utils import timezone
 from judge.engine import GameError, Settings
 from judge.games import game_class
 from judge.rng import derive_seed
-from tournaments import dispatch, ratings, replay_store
+from tournaments import dispatch, ratings, replay_store, skill
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
 from tournaments.schedule import schedule
 from tournaments.standings import refresh_table
-from tournaments.units import stored_units
+from tournaments.units import placings, stored_units
 
 logger = logging.getLogger(__name__)
 
@@ -332,11 +332,14 @@ def _keep_replay(match_id: int, record: dict[str, Any]) -> None:
 
 
 def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:
-    """Move the global Elo of the match's bots, holding their rating rows locked.
+    """Move the global rating of the match's bots, holding their rating rows locked.
 
-    ``rating_seq`` records the order: a match sharing a bot with an earlier one waits for
-    its lock, so it reads a larger sequence number; equal numbers only go to matches with
-    no bot in common, whose updates commute (recompute_ratings relies on this).
+    One update per comparison unit of the match (``match.units``: its games, or its
+    duplicate deals), in their stored order (tournaments.skill); one history row per bot
+    for the match. ``rating_seq`` records the order: a match sharing a bot with an
+    earlier one waits for its lock, so it reads a larger sequence number; equal numbers
+    only go to matches with no bot in common, whose updates commute (recompute_ratings
+    relies on this).
     """
     Rating.objects.bulk_create(
         [Rating(bot=bot, game=bot.game, elo=ratings.START_ELO) for bot in bots],
@@ -345,22 +348,37 @@ def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:
     ids = sorted({bot.pk for bot in bots})
     locked = {r.bot_id: r for r in Rating.objects.select_for_update().filter(bot_id__in=ids)}
     match.rating_seq = (Match.objects.aggregate(seq=Max("rating_seq"))["seq"] or 0) + 1
-    placing = ratings.Placing(tuple(bot.pk for bot in bots), tuple(places))
-    after = ratings.elo_update({pk: r.elo for pk, r in locked.items()}, placing)
+    seats = tuple(bot.pk for bot in bots)
+    placing = ratings.Placing(seats, tuple(places))
+    after = skill.rate_units(
+        {pk: r.skill() for pk, r in locked.items()}, rated_units(seats, places, match.units)
+    )
     count_record(locked, placing)
-    for pk, elo in after.items():
-        rating = locked[pk]
+    for pk, rating in locked.items():
         rating.matches += 1
+        new = after.get(pk, rating.skill())
         RatingHistory.objects.create(
             bot_id=pk,
             match=match,
             game=match.game,
             seq=rating.matches,
             before=rating.elo,
-            after=elo,
+            after=new.elo,
         )
-        rating.elo = elo
-        rating.save(update_fields=[*RECORD_FIELDS, "elo", "matches", "updated_at"])
+        rating.set_skill(new)
+        rating.save(update_fields=[*RECORD_FIELDS, *SKILL_FIELDS, "matches", "updated_at"])
+
+
+#: The rating row's state of the global rating (tournaments.skill.Skill).
+SKILL_FIELDS = ("elo", "deviation", "units", "variance", "information", "spread")
+
+
+def rated_units(
+    seats: Sequence[int], places: Sequence[int], stored: str
+) -> list[ratings.Placing[int]]:
+    """A rated match's comparison units by bot id: its stored units, or, for a match
+    stored without any, its places over all its games as one unit."""
+    return placings(seats, stored) or [ratings.Placing(tuple(seats), tuple(places))]
 
 
 #: The rating row's pairwise record, kept with each rated result (see count_record).

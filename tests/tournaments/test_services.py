@@ -19,10 +19,12 @@ from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import CRASHER, first_legal, uploaded
-from tournaments import replay_store, services, tasks
+from tournaments import replay_store, services, skill, tasks
 from tournaments.models import Match, Rating, RatingHistory, Replay, Tournament
+from tournaments.ratings import START_ELO
 from tournaments.ratings_store import recompute
 from tournaments.standings import tournament_table
+from tournaments.units import placings
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -247,3 +249,22 @@ def test_it_refuses_a_table_larger_than_the_entrants() -> None:
         services.create_tournament(
             None, "cup", "bigtwo", [first_legal("bigtwo", "a"), first_legal("bigtwo", "b")]
         )
+
+
+def test_the_global_rating_moves_once_per_unit_in_the_results_transaction() -> None:
+    versions = [first_legal("bigtwo", "one"), services.house_version("bigtwo", "random")]
+    tournament = services.create_tournament(
+        None, "cup", "bigtwo", versions, table_size=2, games_per_pairing=3, seed=4
+    )
+    with transaction.atomic():
+        services.start_tournament(tournament.pk)
+    match = Match.objects.get()
+    bots = [seat.version.bot_id for seat in match.seats.order_by("index")]
+    expected = skill.replay(placings(bots, match.units))
+    assert len(match.units.split()) == 3
+    for rating in Rating.objects.all():
+        state = expected[rating.bot_id]
+        assert (rating.elo, rating.units, rating.deviation) == (state.elo, 3, state.deviation)
+        assert rating.deviation < skill.START_DEVIATION and rating.provisional
+    history = RatingHistory.objects.values_list("bot_id", "before", "after")
+    assert sorted(history) == sorted((b, START_ELO, expected[b].elo) for b in bots)

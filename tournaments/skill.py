@@ -1,0 +1,166 @@
+"""The global rating: one Elo-scale skill per bot and game, with a deviation from the data.
+
+Plain Python (no database); see docs/ratings.md, "Global rating". The model is the
+tournament fit's (tournaments.ratings): Bradley-Terry on Elo's scale over the pairwise
+results of each comparison unit (one game, or one duplicate deal summed over its
+rotations). The estimate moves once per unit, not per match, by a Bayesian update of
+Glicko's form (a Gaussian belief per bot: its mean and its variance, the variance
+shrinking with the information each unit brings, widened a little before each unit so
+that a bot's later versions are followed). A rating therefore depends on the units
+played, not on how many games a pairing had.
+
+The model's variance alone is honest only if a unit's pairwise results are independent
+coin flips: the pairs of a six-player placing are decided together (more variable than
+that), a duplicate deal is often a draw (less). So each bot also accumulates, per unit,
+its score (the gradient of the unit's log-likelihood) squared and the model's expected
+value of it (the information); their ratio, the dispersion, measures how variable its
+units really are, and the shown deviation is the model's scaled by it: the sandwich
+estimate, the unit as the cluster, as in the tournament fit. The model's variance is kept
+in part as a floor while a bot has few units (the dispersion is measured from them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from tournaments.ratings import ELO_MAX, ELO_MIN, SCALE, START_ELO, Z95, Placing, pairwise
+
+#: A new bot's deviation (Elo): wide enough for any bot of the field.
+START_DEVIATION = 350.0
+#: Added to a bot's variance (as a standard deviation, Elo) before each unit it plays:
+#: the rating keeps following a bot whose versions improve, at the price of some noise
+#: from the order of its results. Chosen by bench/bench_skill.py (docs/ratings.md).
+DRIFT = 4.0
+#: Below this many units the model's variance floors the shown one fully; above, by
+#: FLOOR_UNITS / units (the dispersion is measured from the bot's own units).
+FLOOR_UNITS = 10
+#: The dispersion is taken within these bounds (a handful of lucky units can make it
+#: tiny or huge; real games stay well inside).
+DISPERSION_MIN = 0.25
+DISPERSION_MAX = 4.0
+#: Provisional while fewer units than this, or while the deviation is above
+#: PROVISIONAL_DEVIATION (a 95% interval wider than about +-200 Elo).
+PROVISIONAL_UNITS = 10
+PROVISIONAL_DEVIATION = 100.0
+
+_S = math.log(10.0) / SCALE  # Elo points to the logistic's natural units
+
+P = TypeVar("P", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One bot's global rating state.
+
+    ``elo``: the estimate; ``variance``: the model's variance of it (Elo squared);
+    ``information`` and ``spread``: the sums over its units of the model's expected
+    squared score and the observed one (their ratio is the dispersion); ``units``: the
+    comparison units rated.
+    """
+
+    elo: float = START_ELO
+    variance: float = START_DEVIATION**2
+    information: float = 0.0
+    spread: float = 0.0
+    units: int = 0
+
+    @property
+    def dispersion(self) -> float:
+        """How variable the bot's units are against the model's coin flips (1: as the model)."""
+        if self.information <= 0.0:
+            return 1.0
+        return min(max(self.spread / self.information, DISPERSION_MIN), DISPERSION_MAX)
+
+    @property
+    def tempering(self) -> float:
+        """The dispersion the update divides the information by: the measured one,
+        shrunk towards the model's (1) while the bot has few units."""
+        return (self.dispersion * self.units + FLOOR_UNITS) / (self.units + FLOOR_UNITS)
+
+    @property
+    def deviation(self) -> float:
+        """The standard deviation of the rating shown (Elo)."""
+        return math.sqrt(self.variance)
+
+    @property
+    def provisional(self) -> bool:
+        return is_provisional(self.units, self.deviation)
+
+    def interval(self) -> tuple[float, float]:
+        """The 95% interval, within [ELO_MIN, ELO_MAX]."""
+        return interval(self.elo, self.deviation)
+
+
+def interval(elo: float, deviation: float) -> tuple[float, float]:
+    """elo +- 1.96 deviations, clipped to [ELO_MIN, ELO_MAX]."""
+    half = Z95 * max(deviation, 0.0)
+    return max(elo - half, ELO_MIN), min(elo + half, ELO_MAX)
+
+
+def is_provisional(units: int, deviation: float) -> bool:
+    """Too few units, or too wide an interval, to read much into the rating."""
+    return units < PROVISIONAL_UNITS or deviation > PROVISIONAL_DEVIATION
+
+
+def _attenuation(variance: float) -> float:
+    """Glicko's g: an uncertain opponent's result says less (1 for a certain one)."""
+    return 1.0 / math.sqrt(1.0 + 3.0 * _S * _S * variance / math.pi**2)
+
+
+def rate_unit(skills: Mapping[P, Skill], unit: Placing[P], drift: float = DRIFT) -> dict[P, Skill]:
+    """The new skills of the bots of one comparison unit (others are left out).
+
+    Every bot's change is computed from the skills before the unit. For bot i and each
+    opponent j at the table: E = 1 / (1 + exp(-s g_j (r_i - r_j))) with s = ln 10 / 400
+    and g_j Glicko's attenuation for j's variance; i's score is s sum_j g_j (y_ij - E),
+    its information s^2 sum_j g_j^2 E (1 - E); then (after the drift is added to the
+    variance) variance' = 1 / (1 / variance + information) and r' = r + variance' score.
+    A bot with no opponent in the unit (all seats its own) is left as it was.
+    """
+    before = {p: skills.get(p, Skill()) for p in unit.seats}
+    widened = {p: min(s.variance + drift * drift, START_DEVIATION**2) for p, s in before.items()}
+    score: dict[P, float] = defaultdict(float)
+    info: dict[P, float] = defaultdict(float)
+    for a, b, y in pairwise(unit.seats, unit.places):
+        for me, other, mine in ((a, b, y), (b, a, 1.0 - y)):
+            g = _attenuation(widened[me] + widened[other])
+            expected = 1.0 / (1.0 + math.exp(-_S * g * (before[me].elo - before[other].elo)))
+            score[me] += _S * g * (mine - expected)
+            info[me] += _S * _S * g * g * expected * (1.0 - expected)
+    after = {}
+    for p in score:
+        old = before[p]
+        phi = old.tempering
+        variance = 1.0 / (1.0 / widened[p] + info[p] / phi)
+        after[p] = replace(
+            old,
+            elo=old.elo + variance * score[p] / phi,
+            variance=variance,
+            information=old.information + info[p],
+            spread=old.spread + score[p] ** 2,
+            units=old.units + 1,
+        )
+    return after
+
+
+def rate_units(
+    skills: Mapping[P, Skill], units: Iterable[Placing[P]], drift: float = DRIFT
+) -> dict[P, Skill]:
+    """The skills after rating ``units`` in order (one match's, say), from ``skills``:
+    only the bots that played in them."""
+    current = dict(skills)
+    moved: dict[P, Skill] = {}
+    for unit in units:
+        after = rate_unit(current, unit, drift)
+        current.update(after)
+        moved.update(after)
+    return moved
+
+
+def replay(units: Iterable[Placing[P]], drift: float = DRIFT) -> dict[P, Skill]:
+    """Skills after rating every unit in order, from the start."""
+    return rate_units({}, units, drift)
