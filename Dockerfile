@@ -32,6 +32,8 @@ COPY sandbox/ sandbox/
 COPY tournaments/ tournaments/
 COPY seeds/ seeds/
 COPY starters/ starters/
+# The documentation the site serves at /docs/ and /rules/ (rendered from these files).
+COPY docs/ docs/
 # Static files, served by whitenoise from the image; data lives in volumes (/app/var).
 # A throwaway key for this one command, so that no key is made and kept in the image.
 RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --no-input -v 0 \

@@ -91,3 +91,16 @@ def test_the_image_holds_the_starter_bots_the_upload_page_offers(image: str) -> 
     wanted = [f"/app/starters/{name}/{runtime.entry}" for name, runtime in RUNTIMES.items()]
     listed = run_in_image("ls", *wanted).split()
     assert sorted(listed) == sorted(wanted)
+
+
+def test_the_image_serves_the_docs_and_rules_pages(image: str) -> None:
+    """The site's /docs/ and /rules/ pages are rendered from docs/, so the image carries it."""
+    render = (
+        "import django; django.setup()\n"
+        "from django.test import Client\n"
+        "for page in ('/docs/', '/docs/protocol/', '/rules/bigtwo/', '/docs/starters/'):\n"
+        "    answer = Client().get(page, HTTP_HOST='localhost')\n"
+        "    print(page, answer.status_code, b'<h1' in answer.content)\n"
+    )
+    output = run_in_image("python", "-c", render, env={"DJANGO_SECRET_KEY": "x" * 50})
+    assert output.split().count("200") == 4 and output.split().count("True") == 4, output

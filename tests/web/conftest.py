@@ -4,15 +4,25 @@ Matches and checks run in this process (the tests set CELERY_TASK_ALWAYS_EAGER),
 sandbox and house bots in-process. The browser is Debian's chromium driven by
 Playwright against pytest-django's live server on loopback; any request it makes to
 another host is refused and recorded, and every test asserts there was none.
+
+Every page a browser test opens is audited by axe-core (the copy pinned in pyproject.toml
+with axe-playwright-python): ``Visit.go``, ``Visit.shot`` and ``Visit.check`` run it on the
+page as it stands and fail on any serious or critical violation, and the ``visit`` fixture
+fails a test that left a page (a new document: a link, a form, a redirect) without one of
+them having audited it. ``Visit.check(name)`` is the review of a finished page: the audit,
+screenshots at 1280x800 and 390x844 (``test-artifacts/web/<test>/<name>-desktop.png`` and
+``-phone.png``), and, at phone size, no sideways scrolling (the page and every table fit).
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 from django.db import transaction
 from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
@@ -34,6 +44,26 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+#: The review sizes: a laptop, and a phone (an iPhone 12-15's CSS pixels).
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+#: axe-core impacts that fail a test (minor and moderate ones are written to a report).
+FAILING_IMPACTS = {"serious", "critical"}
+AXE = Axe()
+
+#: What overflows a phone's width: the page itself, or a table wider than its box.
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const wide = [];
+  if (document.documentElement.scrollWidth > width + 1)
+    wide.push(`the page is ${document.documentElement.scrollWidth} px wide`);
+  for (const table of document.querySelectorAll("table")) {
+    const box = table.parentElement;
+    if (table.offsetWidth > box.clientWidth + 1 || table.getBoundingClientRect().right > width + 1)
+      wide.push(`table.${table.className || "(no class)"} is ${table.offsetWidth} px wide`);
+  }
+  return wide;
+}"""
 
 SECRET_CODE = "SECRET-CODE-7f3a"
 SECRET_LOG = "SECRET-LOG-91bc"
@@ -117,14 +147,19 @@ def browser() -> Iterator[Browser]:
 
 
 class Visit:
-    """A browser page on the live server that saves screenshots and refuses other hosts."""
+    """A browser page on the live server that audits pages (axe-core), saves screenshots
+    and refuses other hosts."""
 
     def __init__(self, page: Page, base: str, folder: Path) -> None:
         self.page = page
         self.base = base
         self.folder = folder
         self.outside: list[str] = []
+        #: The page loaded last, until it is audited; pages left without an audit.
+        self.unaudited: str | None = None
+        self.missed: list[str] = []
         page.route("**/*", self._only_loopback)
+        page.on("load", self._loaded)
 
     def _only_loopback(self, route: Route) -> None:
         host = urlsplit(route.request.url).hostname or ""
@@ -134,14 +169,67 @@ class Visit:
             self.outside.append(route.request.url)
             route.abort()
 
+    def _loaded(self, page: Page) -> None:
+        if self.unaudited is not None:
+            self.missed.append(self.unaudited)
+        self.unaudited = page.url
+
     def go(self, path: str) -> None:
+        """Open ``path`` and audit it as it loaded."""
         self.page.goto(self.base + path)
+        self.audit()
+
+    def audit(self, name: str = "") -> None:
+        """axe-core over the page as it stands: no serious or critical violation (the
+        others are written to ``axe-NAME.txt`` beside the screenshots, for review)."""
+        results = AXE.run(self.page)
+        self.unaudited = None
+        violations = results.response["violations"]
+        if violations:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            label = name or urlsplit(self.page.url).path.strip("/").replace("/", "-") or "home"
+            (self.folder / f"axe-{label}.txt").write_text(results.generate_report())
+        failing = [v for v in violations if v["impact"] in FAILING_IMPACTS]
+        assert not failing, f"axe on {self.page.url}:\n" + "\n".join(
+            f"{v['id']} ({v['impact']}): {v['help']} at "
+            + "; ".join(", ".join(node["target"]) for node in v["nodes"][:5])
+            for v in failing
+        )
 
     def shot(self, name: str) -> Path:
+        """Audit the page, then save a screenshot of it at the present viewport."""
+        self.audit(name)
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
         return path
+
+    def check(self, name: str) -> None:
+        """The review of a page: audited at desktop and phone size, screenshots of both
+        (NAME-desktop.png, NAME-phone.png), and at phone size nothing wider than the screen.
+        The viewport is put back as it was."""
+        before = self.page.viewport_size
+        try:
+            for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+                self.page.set_viewport_size(size)
+                self.shot(f"{name}-{label}")
+                if size is PHONE:
+                    wide = self.page.evaluate(OVERFLOW)
+                    assert not wide, f"{self.page.url} at {PHONE['width']} px: {wide}"
+        finally:
+            if before is not None:
+                self.page.set_viewport_size(before)
+
+
+def log_in(visit: Visit, name: str) -> None:
+    """Sign ``name`` (made by make_user) in through the login page, audited on the way."""
+    page = visit.page
+    visit.go("/accounts/login/")
+    page.get_by_label("Username").fill(name)
+    page.get_by_label("Password").fill(f"{name}-password-1")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("button", name=f"Log out {name}")).to_be_visible()
+    visit.audit()
 
 
 @pytest.fixture
@@ -152,8 +240,14 @@ def visit(browser: Browser, live_server: object, request: pytest.FixtureRequest)
     expect.set_options(timeout=15_000)  # a loaded CI machine may be slow to answer
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    visit = Visit(page, str(live_server), ARTIFACTS / request.node.name)
+    folder = ARTIFACTS / request.node.name
+    shutil.rmtree(folder, ignore_errors=True)  # this run's screenshots and reports only
+    visit = Visit(page, str(live_server), folder)
     yield visit
     context.close()
     assert not visit.outside, f"the pages asked for other hosts: {visit.outside}"
     assert not errors, f"script errors on the pages: {errors}"
+    unaudited = visit.missed + ([visit.unaudited] if visit.unaudited else [])
+    assert not unaudited, (
+        f"pages opened but not audited by axe (call visit.shot, check or audit): {unaudited}"
+    )

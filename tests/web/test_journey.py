@@ -38,6 +38,7 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     page.get_by_role("button", name="Create my account").click()
 
     expect(page.get_by_role("heading", name="Upload a bot")).to_be_visible()
+    visit.audit()
     broken = tmp_path / "broken.py"
     broken.write_text("def play(:\n")
     page.get_by_label("Game").select_option("oceans11")
@@ -95,12 +96,16 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     expect(page.get_by_role("link", name="Ada's first cup")).to_be_visible()
     visit.shot("14-tournaments")
     page.get_by_role("link", name="API token").click()
+    expect(page.get_by_role("button", name="Make a token")).to_be_visible()
+    visit.audit()
     page.get_by_role("button", name="Make a token").click()
     key = page.get_by_label("Token").input_value()
     assert key == Token.objects.get(user__username="ada").key
     visit.shot("15-token")
 
     page.get_by_role("button", name=re.compile("Log out")).click()
+    expect(page.get_by_role("link", name="Log in")).to_be_visible()
+    visit.audit()
     page.get_by_role("link", name="Log in").click()
     page.get_by_label("Username").fill("ada")
     page.get_by_label("Password").fill("a-long-pass-phrase-42")
@@ -111,7 +116,11 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     visit.shot("17-home-signed-in")
 
     page.get_by_role("button", name="Log out ada").click()
+    expect(page.get_by_role("link", name="Log in")).to_be_visible()
+    visit.audit()
     page.get_by_role("link", name="Oceans 11").first.click()
+    expect(page.locator("table.board")).to_contain_text("ada-bot")
+    visit.audit()
     page.get_by_role("link", name="ada-bot").click()
     expect(page.get_by_role("heading", name="Versions")).to_be_visible()
     text = page.content()

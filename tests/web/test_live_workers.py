@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Route, expect
 
 from tests.tournaments import conftest as service
-from tests.web.conftest import Visit, make_user
+from tests.web.conftest import Visit, log_in, make_user
 from tournaments import checks, runner
 from tournaments.models import Match, Tournament
 
@@ -55,13 +55,8 @@ def test_a_tournament_created_on_the_web_is_played_by_the_workers_and_followed_l
     service.first_legal(GAME, "thinker", delay=0.02)
     service.first_legal(GAME, "quick")
     make_user("ada")
-
     page = visit.page
-    visit.go("/accounts/login/")
-    page.get_by_label("Username").fill("ada")
-    page.get_by_label("Password").fill("ada-password-1")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("button", name="Log out ada")).to_be_visible()
+    log_in(visit, "ada")
 
     visit.go(f"/tournaments/new/?game={GAME}")
     page.get_by_label("Name").fill("Workers' cup")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString
@@ -12,7 +13,8 @@ from django.utils.safestring import SafeString
 from judge import games as registry
 from judge.games import GAMES
 from tournaments.models import Bot, BotVersion, Rating, Tournament
-from tournaments.web import charts, stats
+from tournaments.web import charts, docs, stats
+from tournaments.web.keyset import requested_key
 
 LEADERBOARD_ROWS = 200
 
@@ -28,7 +30,12 @@ class Row:
 
 def home(request: HttpRequest) -> HttpResponse:
     recent = Tournament.objects.select_related("owner").order_by("-id")[:10]
-    context = {"games": registry.choices(), "tournaments": recent, "mine": your_bots(request)}
+    context = {
+        "games": registry.choices(),
+        "rules": set(docs.rules_games()),
+        "tournaments": recent,
+        "mine": your_bots(request),
+    }
     return render(request, "web/home.html", context)
 
 
@@ -49,18 +56,52 @@ def your_bots(request: HttpRequest) -> list[Bot]:
 
 
 def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
+    """LEADERBOARD_ROWS rows from the top, or (``?after=BOT&elo=E&place=N``) from the row
+    after that bot's (Elo E, place N): one range of the (game, elo, bot) index at any depth."""
     if game not in GAMES:
         raise Http404(f"no game {game!r}")
+    ratings, start = board_range(request, game)
     found = list(
-        Rating.objects.filter(game=game, bot__retired=False)
-        .select_related("bot__owner")
-        .order_by("-elo", "bot_id")[:LEADERBOARD_ROWS]
+        ratings.select_related("bot__owner").order_by("-elo", "bot_id")[: LEADERBOARD_ROWS + 1]
     )
+    more = found[LEADERBOARD_ROWS - 1] if len(found) > LEADERBOARD_ROWS else None
+    found = found[:LEADERBOARD_ROWS]
     trends = stats.trends({rating.bot_id: rating.matches for rating in found})
     rows = []
-    for place, rating in enumerate(found, start=1):
+    for place, rating in enumerate(found, start=start + 1):
         trend = trends.get(rating.bot_id, stats.Trend())
         spark = charts.sparkline(trend.points, f"last ratings of {rating.bot.name}")
         rows.append(Row(place, rating, stats.interval(rating.pairs), trend, spark))
-    context = {"game": game, "title": registry.title(game), "rows": rows}
+    context = {
+        "game": game,
+        "title": registry.title(game),
+        "rows": rows,
+        "more": more
+        and {"after": more.bot_id, "elo": repr(more.elo), "place": start + LEADERBOARD_ROWS},
+        "has_rules": docs.rules_file(game) is not None,
+    }
     return render(request, "web/leaderboard.html", context)
+
+
+def board_range(request: HttpRequest, game: str) -> tuple[QuerySet[Rating], int]:
+    """The game's listed ratings from the requested row on, and the place before it.
+
+    The "more" link names the last row shown (its bot and Elo) and its place, so the next
+    page is the index range below it, with no look-up of where that row is."""
+    ratings = Rating.objects.filter(game=game, bot__retired=False)
+    after, place = requested_key(request, "after"), requested_key(request, "place")
+    elo = requested_elo(request)
+    if after is None or elo is None:
+        return ratings, 0
+    below = Q(elo__lt=elo) | Q(elo=elo, bot_id__gt=after)
+    return ratings.filter(below), place or 0
+
+
+def requested_elo(request: HttpRequest) -> float | None:
+    """The ``elo`` of the query string as the float it was written from, or None."""
+    text = request.GET.get("elo", "")
+    try:
+        value = float(text) if len(text) < 32 else None
+    except ValueError:
+        return None
+    return value if value is not None and math.isfinite(value) else None

@@ -30,7 +30,7 @@ from tournaments.api.permissions import owns_bot
 from tournaments.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.uploads import Limits, UploadError, read_upload
-from tournaments.web import charts, stats
+from tournaments.web import charts, docs, stats
 from tournaments.web.forms import UploadForm
 
 RECENT_MATCHES = 20
@@ -153,9 +153,9 @@ def upload(request: HttpRequest, bot_id: int | None = None) -> HttpResponse:
         version = _store_upload(request, form, bot)
         if version is not None:
             return redirect("web:version", version_id=version.pk)
-    return render(
-        request, "web/upload.html", {"form": form, "bot": bot, "runtimes": RUNTIMES.values()}
-    )
+    rules = [(game, games.title(game)) for game in docs.rules_games()]
+    context = {"form": form, "bot": bot, "runtimes": RUNTIMES.values(), "rules": rules}
+    return render(request, "web/upload.html", context)
 
 
 def starter(request: HttpRequest, language: str) -> HttpResponse:

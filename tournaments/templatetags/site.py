@@ -1,0 +1,43 @@
+"""Template filters the pages share: game and variant names for people, and dates that
+say their time zone."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django import template
+from django.utils import timezone
+from django.utils.dateformat import format as date_format
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from judge import games
+from judge.games import GAMES
+
+register = template.Library()
+
+
+@register.filter
+def game_title(name: str) -> str:
+    """The game's name as people read it ("bigtwo" -> "Big Two")."""
+    return games.title(name)
+
+
+@register.filter
+def variant_title(variant: str, game: str) -> str:
+    """The variant's name as people read it, or "" for none."""
+    cls = GAMES.get(game)
+    if not variant or cls is None:
+        return variant
+    return cls.title_of(variant)
+
+
+@register.filter
+def when(moment: datetime | None) -> SafeString | str:
+    """A ``<time>`` in the site's time zone that names it: "2026-12-01 08:15 UTC"."""
+    if moment is None:
+        return ""
+    local = timezone.localtime(moment)
+    return format_html(
+        '<time datetime="{}">{}</time>', local.isoformat(), date_format(local, "Y-m-d H:i T")
+    )
