@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from sandbox.channel import Channel
 from sandbox.limits import Limits
@@ -38,4 +38,39 @@ class Backend(Protocol):
         """Compile the bot in ``code`` if its language needs it (``start`` reuses the
         result) and return its runtime. BadBotCode says what is wrong with the bot
         (BuildFailed, with the compiler's messages, when it does not compile)."""
+        ...
+
+
+class WarmSeat(Channel, Protocol):
+    """A bot's channel whose container is up before its program may start
+    (``Prestarts.prestart``)."""
+
+    def go(self) -> None:
+        """Let the bot's program start (it has run none of its code before)."""
+        ...
+
+    def wait_removed(self, timeout: float) -> bool:
+        """After ``close``: whether the bot's container is gone within ``timeout`` s."""
+        ...
+
+
+@runtime_checkable
+class Prestarts(Protocol):
+    """A backend that can start a bot's container ahead of its seating (the Docker one
+    with a pipe root): see ``sandbox.lifecycle``."""
+
+    def can_prestart(self) -> bool:
+        """Whether ``prestart`` works here."""
+        ...
+
+    def prestart(
+        self,
+        code: Path,
+        *,
+        label: str,
+        limits: Limits,
+        env: Mapping[str, str] | None = None,
+    ) -> WarmSeat:
+        """``Backend.start``'s bot, its program held back until ``go``; closing it
+        returns at once and removes the container in the background."""
         ...

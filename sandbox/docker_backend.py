@@ -27,7 +27,8 @@ import stat
 import tarfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,6 +43,7 @@ from sandbox.builds import BuildLimits, BuildStore, build_key, command, run_buil
 from sandbox.channel import Channel
 from sandbox.limits import Limits
 from sandbox.pipes import MOUNT_POINT, PipeChannel, SeatFolder, remove_seat_folder
+from sandbox.removal import Removals, wait_all
 from sandbox.runtimes import BUILD_DIR, PYTHON, BadBotCode, BotBuild, Runtime, detect
 from sandbox.streams import StreamChannel
 
@@ -136,6 +138,8 @@ class DockerBackend:
             ) from error
         self.builds = builds or BuildStore()
         self.build_limits = build_limits or BuildLimits()
+        #: Where warm seats' containers are removed after close (off the critical path).
+        self.removals = Removals()
         if clean:
             remove_leftovers(self.client)
 
@@ -213,6 +217,56 @@ class DockerBackend:
         timer.start()
         return channel
 
+    def can_prestart(self) -> bool:
+        """Warm starts (``prestart``) need the FIFO transport."""
+        return self.pipe_root is not None
+
+    def prestart(
+        self,
+        code: Path,
+        *,
+        label: str,
+        limits: Limits,
+        env: Mapping[str, str] | None = None,
+    ) -> WarmChannel:
+        """A warm seat: its container started, the bot's program held back until the
+        channel's ``go`` (so none of its code runs before its seating begins), removed in
+        the background once closed (``WarmChannel.removed`` says when it is gone).
+
+        The hardening is ``start``'s; the code comes read-only from the seat folder (a
+        bind mount, no engine call to copy it in). Needs a pipe root (SandboxError).
+        """
+        if self.pipe_root is None:
+            raise SandboxError("warm starts need a pipe root (JUDGE_PIPE_ROOT)")
+        runtime, archive = self.prepared(code, label=label)
+        seat = SeatFolder.create(self.pipe_root, label, BOT_UID)
+        container: Container | None = None
+        try:
+            seat.put_code(archive)
+            settings = self._settings(runtime, label, limits, env or {}, seat, code_in_seat=True)
+            container = self.client.containers.create(**settings)
+        except BaseException as error:
+            if container is not None:
+                _remove(container)
+            seat.remove()
+            if isinstance(error, docker.errors.DockerException):
+                raise SandboxError(f"creating a bot container failed: {error}") from error
+            raise
+        timer = threading.Timer(limits.wall_clock_s, _kill, args=(container,))
+        timer.daemon = True
+        removal = _removal(container, seat, timer)
+        channel = WarmChannel(seat, limits, self.grace_s, removal, self.removals)
+        try:
+            container.start()
+        except BaseException as error:
+            channel.close()
+            channel.wait_removed(API_TIMEOUT_S + REMOVAL_WAIT_S)
+            if isinstance(error, docker.errors.DockerException):
+                raise SandboxError(f"starting a bot container failed: {error}") from error
+            raise
+        timer.start()
+        return channel
+
     def _channel(
         self,
         container: Container,
@@ -246,8 +300,14 @@ class DockerBackend:
         limits: Limits,
         env: Mapping[str, str],
         seat: SeatFolder | None,
+        *,
+        code_in_seat: bool = False,
     ) -> dict[str, Any]:
-        mounts = [Mount(target=CODE_DIR, source="", type="volume")]
+        if seat is not None and code_in_seat:
+            code = Mount(target=CODE_DIR, source=str(seat.code), type="bind", read_only=True)
+        else:
+            code = Mount(target=CODE_DIR, source="", type="volume")
+        mounts = [code]
         labels = _labels(label, limits.wall_clock_s)
         program = list(runtime.run)
         if seat is not None:
@@ -357,6 +417,57 @@ def _remove(container: Container) -> None:
         time.sleep(0.02)
 
 
+class WarmChannel(PipeChannel):
+    """A warm seat's channel (``DockerBackend.prestart``): gated until ``go``; closing it
+    hands the container's removal to the backend's ``Removals`` and returns."""
+
+    def __init__(
+        self,
+        seat: SeatFolder,
+        limits: Limits,
+        grace_s: float,
+        removal: Callable[[], None],
+        removals: Removals,
+    ) -> None:
+        super().__init__(seat, limits, self._remove_later, grace_s, gated=True)
+        self._removal = removal
+        self._removals = removals
+        self._removed: Future[None] | None = None
+
+    def close(self) -> None:
+        if not self.started:  # its program never ran: no last words to wait for
+            self._grace_s = 0.0
+        super().close()
+
+    def _remove_later(self) -> None:
+        self._removed = self._removals.submit(self._removal)
+
+    def _release(self) -> None:
+        self._close_descriptors()  # the removal job deletes the folder, after the container
+
+    def removed(self) -> Future[None] | None:
+        """The background removal once closed (None before close)."""
+        return self._removed
+
+    def wait_removed(self, timeout: float) -> bool:
+        """Whether the container is gone within ``timeout`` seconds (False if not closed)."""
+        removed = self._removed
+        return removed is not None and wait_all([removed], timeout)
+
+
+def _removal(container: Container, seat: SeatFolder, timer: threading.Timer) -> Callable[[], None]:
+    """The job that ends a warm seat: kill and delete the container, then its folder."""
+
+    def job() -> None:
+        timer.cancel()
+        try:
+            _remove(container)
+        finally:
+            seat.remove()
+
+    return job
+
+
 def _kill(container: Container) -> None:
     """The wall clock ran out: kill the bot (its channel then reads as closed)."""
     with contextlib.suppress(docker.errors.DockerException):
@@ -364,13 +475,16 @@ def _kill(container: Container) -> None:
 
 
 def pack_code(code: Path) -> bytes:
-    """The bot's folder as a tar archive owned by root and read-only for everyone else."""
+    """The bot's folder as a tar archive owned by root and read-only for everyone else.
+
+    Bytecode caches go too: /bot is read-only in the container, so a cache that came
+    with the code (house bots' hash-checked one) is the only one Python can use there;
+    one that does not match its source (another Python, another version) is ignored.
+    """
     buffer = io.BytesIO()
     total = 0
     with tarfile.open(fileobj=buffer, mode="w") as archive:
         for path in sorted(code.rglob("*")):
-            if "__pycache__" in path.parts:
-                continue
             info = _entry(code, path)
             total += info.size
             if total > MAX_CODE_BYTES:

@@ -8,10 +8,13 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from sandbox.backend import Backend
 from sandbox.channel import Channel
 from sandbox.limits import Limits
+
+C = TypeVar("C", bound=Channel)
 
 
 @dataclass(frozen=True)
@@ -39,11 +42,13 @@ def start_many(backend: Backend, seats: Sequence[SeatStart], *, threads: int = 8
             )
             for seat in seats
         ]
-        return _all_or_none(futures)
+        return all_or_none(futures)
 
 
-def _all_or_none(futures: list[Future[Channel]]) -> list[Channel]:
-    channels: list[Channel] = []
+def all_or_none(futures: list[Future[C]]) -> list[C]:
+    """Every future's channel; if any start failed, the others are closed and the first
+    error is raised."""
+    channels: list[C] = []
     error: BaseException | None = None
     for future in futures:
         try:

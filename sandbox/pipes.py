@@ -14,13 +14,15 @@ bind-mount paths on the host.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import select
 import shutil
+import tarfile
 import uuid
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from sandbox.channel import ChannelClosed
 from sandbox.limits import Limits
@@ -32,6 +34,8 @@ MOUNT_POINT = "/seat"
 FIFOS = ("in", "out", "err")
 #: Seat folders are named so; remove_leftovers deletes only folders named so.
 PREFIX = "seat-"
+#: The seat folder's subfolder holding the bot's code (warm starts: sandbox.docker_backend).
+CODE = "code"
 
 
 class SeatFolder:
@@ -66,8 +70,42 @@ class SeatFolder:
         quoted = " ".join("'" + part.replace("'", "'\\''") + "'" for part in program)
         return ["/bin/sh", "-c", f"exec {quoted} <{where}/in >{where}/out 2>{where}/err"]
 
+    @property
+    def code(self) -> Path:
+        """Where ``put_code`` unpacks the bot's code (mounted read-only at /bot)."""
+        return self.path / CODE
+
+    def put_code(self, archive: bytes) -> None:
+        """Unpack the bot's code archive (``pack_code``'s or a build's) into ``code``:
+        folders and regular files only, owned by this process, read-only to the bot."""
+        self.code.mkdir(mode=0o755)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as entries:
+            for info in entries:
+                _unpack(entries, info, self.code)
+
     def remove(self) -> None:
         remove_seat_folder(self.path)
+
+
+def _unpack(entries: tarfile.TarFile, info: tarfile.TarInfo, into: Path) -> None:
+    parts = PurePosixPath(info.name).parts
+    if not parts or PurePosixPath(info.name).is_absolute() or ".." in parts:
+        raise ValueError(f"code archive entry {info.name!r} leaves its folder")
+    target = into.joinpath(*parts)
+    if info.isdir():
+        target.mkdir(mode=0o755, parents=True, exist_ok=True)
+        return
+    if not info.isfile():
+        raise ValueError(f"code archive entry {info.name!r} is neither a file nor a folder")
+    target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    body = entries.extractfile(info)
+    assert body is not None  # a regular file's
+    mode = 0o755 if info.mode & 0o100 else 0o644
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(target, flags, mode)
+    with os.fdopen(fd, "wb") as out:
+        shutil.copyfileobj(body, out)
+        os.fchmod(out.fileno(), mode)  # whatever the umask
 
 
 def remove_seat_folder(path: Path) -> None:
@@ -84,20 +122,46 @@ class PipeChannel(StreamChannel):
     and the bot sees its input end only when the channel closes. An output FIFO reports
     its end only after a writer came and went (Linux pipe semantics), so a bot that has
     not started yet reads as silent, not gone.
+
+    ``gated``: the input FIFO is opened only by ``go``. The bot's shell opens its input
+    first (``SeatFolder.command``), and opening a FIFO for reading blocks until a writer
+    comes, so until ``go`` the container is up but the bot's program has not started: a
+    warm container that has run none of the bot's code.
     """
 
     def __init__(
-        self, folder: SeatFolder, limits: Limits, stop: Callable[[], None], grace_s: float
+        self,
+        folder: SeatFolder,
+        limits: Limits,
+        stop: Callable[[], None],
+        grace_s: float,
+        *,
+        gated: bool = False,
     ) -> None:
         super().__init__(limits, stop, grace_s)
         self.folder = folder
+        self._gated = gated
+        self._in: int | None = None if gated else self._open_input()
         flags = os.O_NONBLOCK | os.O_CLOEXEC
-        self._in: int | None = os.open(folder.path / "in", os.O_RDWR | flags)
         self._out = os.open(folder.path / "out", os.O_RDONLY | flags)
         self._err: int | None = os.open(folder.path / "err", os.O_RDONLY | flags)
         self._poller = select.poll()
         self._poller.register(self._out, select.POLLIN)
         self._poller.register(self._err, select.POLLIN)
+
+    def _open_input(self) -> int:
+        return os.open(self.folder.path / "in", os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+
+    @property
+    def started(self) -> bool:
+        """Whether the bot's program may run: not gated, or ``go`` was called."""
+        return not self._gated
+
+    def go(self) -> None:
+        """Let a gated bot's program start (its shell's open of the input returns)."""
+        if self._gated and not self._closed:
+            self._in = self._open_input()
+            self._gated = False
 
     def _fill(self, timeout: float) -> bool:
         read = False
@@ -146,8 +210,11 @@ class PipeChannel(StreamChannel):
             self._in = None
 
     def _release(self) -> None:
+        self._close_descriptors()
+        self.folder.remove()
+
+    def _close_descriptors(self) -> None:
         for fd in (self._in, self._out, self._err):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self.folder.remove()

@@ -14,7 +14,7 @@ import threading
 import time
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -23,9 +23,18 @@ from judge.bots import house_policy
 from judge.channel import BotChannel
 from judge.cli import sandboxing
 from judge.players import PolicyChannel, house_seed
-from judge.referee import BotInfo, MatchSpec, MatchStopped, TimeControl, play_match
-from sandbox.backend import Backend
+from judge.referee import (
+    BotInfo,
+    MatchSpec,
+    MatchStopped,
+    TimeControl,
+    blocks,
+    play_match,
+    schedule,
+)
+from sandbox.backend import Backend, Prestarts
 from sandbox.channel import Channel
+from sandbox.lifecycle import WarmTable
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart, start_many
 
@@ -110,11 +119,50 @@ class MatchPlan:
 
 @dataclass
 class Timings:
-    """Seconds spent starting bots (containers) and in the referee's play."""
+    """Seconds spent starting bots (containers) and in the referee's play; of the latter,
+    ``sandbox_stop`` is the wall time during which some bot was being closed (and, at the
+    end, the wait until the match's containers are gone)."""
 
     sandbox_start: float = 0.0
     referee: float = 0.0
+    sandbox_stop: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
+
+
+class _Busy:
+    """Wall time during which at least one of several threads is inside ``during``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._since = 0.0
+        self.seconds = 0.0
+
+    @contextlib.contextmanager
+    def during(self) -> Iterator[None]:
+        with self._lock:
+            if not self._inside:
+                self._since = time.perf_counter()
+            self._inside += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._inside -= 1
+                if not self._inside:
+                    self.seconds += time.perf_counter() - self._since
+
+
+class _TimedChannel(sandboxing.SandboxChannel):
+    """The referee's channel to a sandboxed bot, its close timed into ``busy``."""
+
+    def __init__(self, channel: Channel, busy: _Busy) -> None:
+        super().__init__(channel)
+        self._busy = busy
+
+    def close(self) -> None:
+        with self._busy.during():
+            super().close()
 
 
 def unpack(code: bytes, into: Path) -> Path:
@@ -190,6 +238,7 @@ def play(
     *,
     house_in_sandbox: bool = True,
     stop: StopSignal | None = None,
+    warm: bool = True,
 ) -> tuple[dict[str, Any], Timings]:
     """Play the match; raises InfrastructureError if a bot could not be started (worth
     retrying), UnreadableCode if a stored bot's code cannot be unpacked (never worth it),
@@ -197,6 +246,11 @@ def play(
 
     House bots run in the sandbox like uploaded ones (same clocks, same costs) unless
     ``house_in_sandbox`` is off, when they are called in this process (faster, for tests).
+    ``warm`` (where the backend can: Docker with a pipe root) starts each block's
+    containers while the block before plays and removes them in the background
+    (``sandbox.lifecycle``); off, each block starts and removes its own (the old
+    lifecycle). Either way every seating's bots run in fresh containers, and none of the
+    match's containers is left when this returns.
     """
     timings = Timings()
     spec = MatchSpec(
@@ -212,6 +266,9 @@ def play(
     bots = [BotInfo(seat.name, seat.content_hash) for seat in plan.seats]
     limits = Limits(**plan.limits)
     sandbox: list[Backend] = []
+    tables: list[WarmTable] = []
+    closing = _Busy()
+    block_count = len(blocks(schedule(spec, len(plan.seats))))
 
     with tempfile.TemporaryDirectory(prefix=f"match-{plan.match_id}-") as workdir:
         folders = unpack_uploaded(plan, Path(workdir))
@@ -235,8 +292,18 @@ def play(
                     if j not in folders:
                         folders[j] = _prepare(plan, j, Path(workdir))
                 env = sandboxing.bot_environment(sandbox[0])
-                seats = [SeatStart(folders[j], seat_label(plan, j), limits, env) for j in wanted]
-                started = start_many(sandbox[0], seats)
+
+                def seat(j: int) -> SeatStart:
+                    return SeatStart(folders[j], seat_label(plan, j), limits, env)
+
+                chosen = sandbox[0]
+                if not tables and warm and isinstance(chosen, Prestarts) and chosen.can_prestart():
+                    watch = stop.watch if stop is not None else None
+                    tables.append(WarmTable(chosen, seat, block_count, watch))
+                if tables:
+                    pending.update(tables[0].take(wanted))
+                    return
+                started = start_many(chosen, [seat(j) for j in wanted])
                 pending.update(zip(wanted, started, strict=True))
                 if stop is not None:
                     stop.watch(list(started))
@@ -253,14 +320,18 @@ def play(
                 return PolicyChannel(house_policy(plan.game, plan.seats[index].house_policy, seed))
             if index not in pending:
                 start_together([index])
-            return sandboxing.SandboxChannel(pending.pop(index))
+            return _TimedChannel(pending.pop(index), closing)
 
         began = time.perf_counter()
         try:
             outcome = play_match(spec, bots, start, announce=start_together, stop=stop)
         finally:
-            for channel in pending.values():
-                with contextlib.suppress(Exception):
-                    channel.close()
+            with closing.during():
+                for channel in pending.values():
+                    with contextlib.suppress(Exception):
+                        channel.close()
+                for table in tables:
+                    table.close()
         timings.referee = time.perf_counter() - began - timings.sandbox_start
+        timings.sandbox_stop = closing.seconds
     return outcome.to_json() | {"record": outcome.record}, timings

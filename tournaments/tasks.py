@@ -143,6 +143,7 @@ def play_match(self: Any, match_id: int) -> str:
             sandbox_backend,
             house_in_sandbox=settings.JUDGE_HOUSE_BOTS == "sandbox",
             stop=signal,
+            warm=settings.JUDGE_SANDBOX_LIFECYCLE == "warm",
         )
     except runner.MatchStopped:
         keeper.stop()

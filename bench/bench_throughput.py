@@ -1,0 +1,150 @@
+"""Matches per minute on one worker: Docker against local processes, old and new lifecycle.
+
+Per game (Oceans 11 at 2 players, Big Two at 4, Fifteen Thirty-Five at 6, every match
+duplicate: each deal played once per seating, each seating by fresh bot processes) the
+worker's own code path (``tournaments.runner.play``: no broker, no database, which cost
+about 5% of a match) plays house bots, in interleaved rounds, with:
+
+- ``local``: the local-process sandbox (the baseline, measured in the same run);
+- ``docker fresh``: the old lifecycle (``play(warm=False)``): each block starts its
+  containers when it begins and removes them when it ends;
+- ``docker warm``: the new one (``sandbox.lifecycle``): the next block's containers are
+  started (gated) while a block plays, removals happen in the background.
+
+Printed per game and mode: matches per minute, the ratio to local, and the share of the
+worker's wall time spent blocked starting bots and closing them (the final wait until a
+match's containers are gone included). Goal: docker warm >= 0.7x local, start/stop
+<= 25%. The machine's load average is printed too (the figures move with it).
+
+Run: ``python -m bench.bench_throughput [--rounds R] [--games G]`` (about 3 minutes at the
+default 4 rounds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox.backend import Backend
+from sandbox.docker_backend import DockerBackend
+from sandbox.local import LocalBackend, NotASandboxWarning
+from tournaments import runner
+
+GAMES = (("oceans11", 2), ("bigtwo", 4), ("fifteen35", 6))
+MODES = ("local", "docker fresh", "docker warm")
+
+
+@dataclass
+class Tally:
+    matches: int = 0
+    wall: float = 0.0
+    start: float = 0.0
+    stop: float = 0.0
+    walls: list[float] = field(default_factory=list)
+
+    def add(self, wall: float, timings: runner.Timings) -> None:
+        self.matches += 1
+        self.wall += wall
+        self.walls.append(wall)
+        self.start += timings.sandbox_start
+        self.stop += timings.sandbox_stop
+
+    @property
+    def per_minute(self) -> float:
+        return 60 * self.matches / self.wall
+
+
+def plan(game: str, players: int, seed: int, games: int) -> runner.MatchPlan:
+    policies = ["random", "greedy"]
+    seats = [
+        runner.SeatPlan(
+            name=f"house:{policies[i % 2]}", content_hash="", house_policy=policies[i % 2]
+        )
+        for i in range(players)
+    ]
+    return runner.MatchPlan(
+        match_id=seed,
+        game=game,
+        variant="",
+        options={},
+        seed=seed,
+        games=games,
+        duplicate=True,
+        time_control={"startup_s": 30.0, "move_s": 5.0, "bank_s": 30.0},
+        limits={},
+        seats=seats,
+        instance=f"bench-throughput-{os.getpid()}",
+    )
+
+
+def play_one(match: runner.MatchPlan, backend: Backend, warm: bool) -> tuple[float, runner.Timings]:
+    began = time.perf_counter()
+    outcome, timings = runner.play(match, lambda: backend, warm=warm)
+    wall = time.perf_counter() - began
+    assert not outcome["faults"], outcome["faults"]
+    return wall, timings
+
+
+def measure(rounds: int, games: int, backends: dict[str, tuple[Backend, bool]]) -> None:
+    for game, players in GAMES:
+        tallies = {mode: Tally() for mode in MODES}
+        for backend, warm in backends.values():  # warm-up: images, caches, imports
+            play_one(plan(game, players, 1, games), backend, warm)
+        for round_ in range(rounds):
+            for mode in MODES:
+                backend, warm = backends[mode]
+                tallies[mode].add(
+                    *play_one(plan(game, players, 100 + round_, games), backend, warm)
+                )
+        report(game, players, tallies)
+
+
+def report(game: str, players: int, tallies: dict[str, Tally]) -> None:
+    local = tallies["local"].per_minute
+    print(f"{game}, {players} players, duplicate ({tallies['local'].matches} matches per mode):")
+    for mode, tally in tallies.items():
+        share = (tally.start + tally.stop) / tally.wall
+        rate = tally.per_minute
+        print(
+            f"  {mode:<13} {rate:7.1f} matches/min  ratio {rate / local:5.2f}x"
+            f"  start {tally.start / tally.wall:6.1%}  stop {tally.stop / tally.wall:6.1%}"
+            f"  start+stop {share:6.1%}  per match {1000 * tally.wall / tally.matches:7.0f} ms"
+        )
+    warm = tallies["docker warm"]
+    ratio = warm.per_minute / local
+    share = (warm.start + warm.stop) / warm.wall
+    verdict = "met" if ratio >= 0.7 and share <= 0.25 else "MISSED"
+    print(f"  goal docker warm >= 0.7x local and start+stop <= 25%: {verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--games", type=int, default=1, help="deals per match")
+    args = parser.parse_args()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotASandboxWarning)
+        local = LocalBackend()
+    with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
+        docker = DockerBackend(pipe_root=Path(folder) / "pipes")
+        backends: dict[str, tuple[Backend, bool]] = {
+            "local": (local, False),
+            "docker fresh": (docker, False),
+            "docker warm": (docker, True),
+        }
+        print(f"load average at start: {load()}")
+        measure(args.rounds, args.games, backends)
+        print(f"load average at end: {load()}")
+
+
+def load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()
