@@ -143,6 +143,8 @@ class MatchOutcome:
     ties share). ``games`` lists each game's deal, seating and per-seat result.
     ``logs`` holds each bot's standard error: show it only to the bot's owner; it is not
     part of the record, which may be shown to anyone once the match is over.
+    ``log_games`` says, per bot, where each game's part of its log starts, as
+    [game, character offset] (a game in which the bot said nothing has no entry).
     """
 
     game: str
@@ -155,6 +157,7 @@ class MatchOutcome:
     games: list[JSONDict]
     record: JSONDict
     logs: list[str]
+    log_games: list[list[list[int]]] = field(default_factory=list)
 
     def to_json(self) -> JSONDict:
         return {
@@ -168,6 +171,7 @@ class MatchOutcome:
             "faults": [fault.to_json() for fault in self.faults],
             "games": list(self.games),
             "logs": list(self.logs),
+            "log_games": [list(marks) for marks in self.log_games],
         }
 
 
@@ -244,6 +248,10 @@ class _Bot:
     retired: bool = False
     log: str = ""
     closed: bool = False
+    #: Where each game's part of this block's standard error starts: (game, byte offset).
+    marks: list[tuple[int, int]] = field(default_factory=list)
+    #: Where each game's part of ``log`` starts: [game, character offset].
+    log_games: list[list[int]] = field(default_factory=list)
 
 
 class _Retire(Exception):
@@ -307,17 +315,40 @@ class Referee:
         self._close(bot)
 
     def _close(self, bot: _Bot) -> None:
-        """Stop the bot's process (once) and keep its log, appended to earlier blocks' logs."""
+        """Stop the bot's process (once) and keep its log, appended to earlier blocks' logs,
+        noting where each game's part starts."""
         if bot.closed:
             return
         bot.closed = True
         with contextlib.suppress(Exception):  # best effort; the backend reaps what is left
             bot.channel.close()
         try:
-            log = bot.channel.stderr().decode("utf-8", errors="backslashreplace")
+            raw = bot.channel.stderr()
         except Exception:
-            log = ""
-        bot.log = shorten(bot.log + log, LOG_CHARS)
+            raw = b""
+        marks = bot.marks or [(-1, 0)]  # -1: before any game (a start that failed)
+        ends = [offset for _, offset in marks[1:]] + [len(raw)]
+        log = bot.log
+        for (game, start), end in zip(marks, ends, strict=True):
+            part = raw[min(start, len(raw)) : max(start, min(end, len(raw)))]
+            if part and game >= 0:
+                bot.log_games.append([game, len(log)])
+            log += part.decode("utf-8", errors="backslashreplace")
+        bot.marks = []
+        bot.log = shorten(log, LOG_CHARS)
+
+    def _mark(self, bot: _Bot, game: int) -> None:
+        """Note that ``game``'s part of the bot's log starts here (once per game).
+
+        The bot answers in order, so by its first answer in a game it has written what it
+        had to say at the end of the one before; a line it writes while choosing that
+        first move may still fall in the earlier game's part."""
+        if bot.marks and bot.marks[-1][0] >= game:
+            return
+        try:
+            bot.marks.append((game, len(bot.channel.stderr())))
+        except Exception:
+            return
 
     def _send(self, bot: _Bot, message: JSONDict, **where: int | None) -> None:
         """Send a message that needs no answer; a failure retires the bot."""
@@ -400,7 +431,10 @@ class Referee:
                 try:
                     action, used = self._ask(bot, game, index, len(times), seat)
                 except _Retire as retire:
+                    self._mark(bot, index)
                     self._retire(bot, retire, game=index, move=len(times), seat=seat)
+                else:
+                    self._mark(bot, index)
             if action is None:
                 action, used = game.fallback_action(seat), None
             game.apply(seat, action)
@@ -434,6 +468,8 @@ class Referee:
             for block in blocks(schedule(self.spec, self.players)):
                 self._check_stop()
                 self._start_bots()
+                for bot in self.bots:
+                    bot.marks = [] if bot.retired else [(block[0][0], 0)]
                 self._greet(first, block[0][2], len(block))
                 for index, deal, seating in block:
                     game = first if index == 0 else self._new_game(deal)
@@ -525,6 +561,7 @@ class Referee:
             games=games,
             record=record,
             logs=[bot.log for bot in self.bots],
+            log_games=[bot.log_games for bot in self.bots],
         )
 
 

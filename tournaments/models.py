@@ -278,6 +278,9 @@ class Seat(models.Model):
     #: The version's bot, copied so that a bot's matches are one index range (bot, match).
     bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="seats", db_index=False)
     log = models.TextField(blank=True, default="")
+    #: Where each game's part of ``log`` starts: [[game, character offset], ...] (the
+    #: referee's ``log_games``); shown, like the log, to the bot's owner only.
+    log_games = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = (

@@ -71,8 +71,14 @@ def load(replay: Replay) -> dict[str, Any]:
     return record
 
 
-def frames_name(replay: Replay, game: int, seat: str) -> str:
-    return f"{replay.name.removesuffix('.json.gz')}.frames-{game}-{seat}.json.gz"
+#: The viewer's frames format: a new one (names, events and outcome in words since 2)
+#: computes the frames again instead of serving files kept in an older one.
+FRAMES_FORMAT = 2
+
+
+def frames_name(replay: Replay, game: int, seat: str, form: int = FRAMES_FORMAT) -> str:
+    kind = "frames" if form == 1 else f"frames{form}"
+    return f"{replay.name.removesuffix('.json.gz')}.{kind}-{game}-{seat}.json.gz"
 
 
 def cached_frames(
@@ -99,7 +105,8 @@ def delete_files(name: str, games: int, players: int) -> None:
     stub = Replay(name=name)
     for seat in ["all", *map(str, range(players))]:
         for game in range(games):
-            storage.delete(frames_name(stub, game, seat))
+            for form in range(1, FRAMES_FORMAT + 1):
+                storage.delete(frames_name(stub, game, seat, form))
     storage.delete(name)
 
 

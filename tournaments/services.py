@@ -295,9 +295,10 @@ def finish_match(
     match.lease_expires_at = None
     match.timings = dict(timings or {})
     seats = list(match.seats.select_related("version__bot").order_by("index"))
-    for seat, log in zip(seats, outcome.get("logs", []), strict=False):
-        seat.log = log
-    Seat.objects.bulk_update(seats, ["log"])
+    marks = outcome.get("log_games") or [[] for _ in seats]
+    for seat, log, games in zip(seats, outcome.get("logs", []), marks, strict=False):
+        seat.log, seat.log_games = log, games
+    Seat.objects.bulk_update(seats, ["log", "log_games"])
     if match.rated:
         _rate(match, [seat.version.bot for seat in seats], outcome["places"])
     match.save()

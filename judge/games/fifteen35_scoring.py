@@ -117,7 +117,7 @@ def _best(seats: Iterable[Seat], standings: Mapping[Seat, Standing]) -> list[Sea
     return [seat for seat in chosen if standings[seat] == top]
 
 
-def _sweeps(
+def sweeps(
     seat: Seat,
     declarations: Mapping[Seat, str],
     by_15: Mapping[Seat, Standing],
@@ -153,7 +153,7 @@ def split_pot(
     by_15 = {seat: standing(hands[seat], TARGET_15) for seat in order}
     by_35 = {seat: standing(hands[seat], TARGET_35) for seat in order}
     for seat in order:
-        if declarations[seat] == "both" and _sweeps(seat, declarations, by_15, by_35):
+        if declarations[seat] == "both" and sweeps(seat, declarations, by_15, by_35):
             return divide(pot, [seat], order)
     win_15 = _best((s for s in order if declarations[s] == "15"), by_15)
     win_35 = _best((s for s in order if declarations[s] == "35"), by_35)

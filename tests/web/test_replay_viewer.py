@@ -47,7 +47,7 @@ def test_big_two_shows_only_the_chosen_seats_hand_until_the_end(visit: Visit) ->
     expect(page.locator("#rv-counter")).to_have_text(re.compile(r"step 7 of"))
     expect(page.locator(".trick .card, .centre").first).to_be_visible()
     page.locator("#rv-decision").click()
-    expect(page.locator("#rv-step")).to_contain_text("seat 2")
+    expect(page.locator("#rv-step")).to_contain_text("bigtwo-2")  # seat 2's bot
     expect(page.locator("#rv-step .legal")).to_be_visible()
     visit.shot("bigtwo-seat-2")
 

@@ -42,7 +42,7 @@ SHOWN_CODE_BYTES = 200_000
 def seats_without_secrets() -> QuerySet[Seat]:
     """Seats with their bots, leaving logs and code in the database."""
     return Seat.objects.select_related("version__bot__owner").defer(
-        "log", "version__code", "version__check_report"
+        "log", "log_games", "version__code", "version__check_report"
     )
 
 

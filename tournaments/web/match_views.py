@@ -32,9 +32,16 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     )
     seats = list(match.seats.all())
     mine = [seat.index for seat in seats if owns_bot(request.user, seat.version.bot)]
-    logs = dict(
-        Seat.objects.filter(match=match, index__in=mine).values_list("index", "log") if mine else []
-    )
+    logs = {
+        index: (log, marks)
+        for index, log, marks in (
+            Seat.objects.filter(match=match, index__in=mine).values_list(
+                "index", "log", "log_games"
+            )
+            if mine
+            else []
+        )
+    }
     result = match.result or {}
     places = result.get("places", [])
     scores = result.get("scores", [])
@@ -43,20 +50,69 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         for i, seat in enumerate(seats)
     ]
     names = [seat.version.bot.name for seat in seats]
+    played = result.get("games", [])
     context = {
         "match": match,
         "title": games.title(match.game),
         "lines": lines,
-        "logs": [(seats[i], logs[i]) for i in sorted(logs)],
+        "logs": [(seats[i], log_parts(logs[i][0], logs[i][1], i, played)) for i in sorted(logs)],
         "games": [
             f"game {i + 1}: " + " · ".join(names[bot] for bot in game["seating"])
-            for i, game in enumerate(result.get("games", []))
+            for i, game in enumerate(played)
         ],
-        "names": names,
+        "faults": [fault_line(fault, names) for fault in match.faults or []],
         "has_replay": match.status == Match.Status.DONE,
         **status_context(match),
     }
     return render(request, "web/match.html", context)
+
+
+def fault_line(fault: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """A fault as the page tells it: the bot by name, game and step counted from 1 (as
+    the viewer counts), and the link to that step (#g2s34; #g2end outside a move)."""
+    bot, game, move = fault.get("bot"), fault.get("game"), fault.get("move")
+    line = {
+        "bot": names[bot] if isinstance(bot, int) and 0 <= bot < len(names) else f"bot {bot}",
+        "kind": fault.get("kind", ""),
+        "reason": fault.get("reason", ""),
+        "text": fault.get("text", ""),
+        "where": "at start-up, before the first game",
+        "anchor": "",
+    }
+    seat = fault.get("seat")
+    at_seat = f", seat {seat + 1}" if isinstance(seat, int) else ""
+    if isinstance(game, int) and isinstance(move, int):
+        line["where"] = f"game {game + 1}, step {move + 1}{at_seat}"
+        line["anchor"] = f"#g{game + 1}s{move + 1}"
+    elif isinstance(game, int):
+        line["where"] = f"game {game + 1}, after its last step{at_seat}"
+        line["anchor"] = f"#g{game + 1}end"
+    return line
+
+
+def log_parts(
+    log: str, marks: list[list[int]], index: int, played: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A seat's log cut by game (the referee notes where each part starts), each part with
+    the bot's seat in that game (a duplicate match rotates the seats) and its replay link.
+
+    A log without marks (one stored before they were kept) is one part for the match."""
+    starts = [
+        (game, min(max(start, 0), len(log)))
+        for game, start in marks
+        if isinstance(game, int) and 0 <= game < len(played)
+    ]
+    if not starts:
+        return [{"label": "the whole match", "text": log, "anchor": ""}] if log else []
+    ends = [start for _, start in starts[1:]] + [len(log)]
+    parts = [{"label": "before the first game", "text": log[: starts[0][1]], "anchor": ""}]
+    for (game, start), end in zip(starts, ends, strict=True):
+        seating = played[game].get("seating", [])
+        seat = f", seat {seating.index(index) + 1}" if index in seating else ""
+        parts.append(
+            {"label": f"game {game + 1}{seat}", "text": log[start:end], "anchor": f"#g{game + 1}s1"}
+        )
+    return [part for part in parts if part["text"]]
 
 
 def status_context(match: Match) -> dict[str, object]:

@@ -3,8 +3,9 @@
 The record holds each game's seed and actions; the engine plays them again, so every
 frame is exactly what the engine showed: ``observation(seat)`` before each action, the
 legal actions the acting seat had, what it answered and the time it took (None: the seat
-had been retired and the engine played its fallback). Records are stored only once a
-match is over, so the all-seats view may show every hidden card.
+had been retired and the engine played its fallback), each seat's bot name, and the game
+told in words (tournaments.web.outcomes: what ended each hand, who won and why). Records
+are stored only once a match is over, so the all-seats view may show every hidden card.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from judge.engine import Game, GameError, IllegalActionError, JSONDict
 from judge.games import starting_game
+from tournaments.web.outcomes import Narration, public_view, seat_names
 
 #: A game or seat number as a request may give it: ASCII digits, not too many (``"²"`` and
 #: 5,000-digit numbers pass ``str.isdigit`` but ``int`` refuses them).
@@ -70,6 +72,10 @@ def frames(record: Mapping[str, Any], index: int, perspective: int | None) -> JS
         raise ReplayError(f"game {index} cannot be set up again: {error}") from None
     if perspective is not None and not 0 <= perspective < game.players:
         raise ReplayError(f"seat {perspective}: this game has seats 0 to {game.players - 1}")
+    bots = [bot.get("name", "") for bot in record.get("header", {}).get("bots", [])]
+    names = seat_names(bots, played["seating"])
+    story = Narration(game.name, names)
+    story.start(public_view(game))
     steps = []
     for (seat, action), used in zip(game_record["actions"], played["times"], strict=True):
         step: JSONDict = {
@@ -85,6 +91,8 @@ def frames(record: Mapping[str, Any], index: int, perspective: int | None) -> JS
             game.apply(seat, action)
         except IllegalActionError as error:
             raise ReplayError(f"game {index} does not replay: {error}") from None
+        story.after(len(steps) - 1, seat, public_view(game))
+    revealed = game.revealed() if game.is_over() else None
     return {
         "index": index,
         "game": game.name,
@@ -94,11 +102,14 @@ def frames(record: Mapping[str, Any], index: int, perspective: int | None) -> JS
         "players": game.players,
         "perspective": perspective,
         "seating": played["seating"],
+        "names": names,
         "result": played["result"],
         "faults": [f for f in record.get("faults", []) if f.get("game") == index],
         "steps": steps,
         "final": view(game, perspective),
-        "revealed": game.revealed() if game.is_over() else None,
+        "revealed": revealed,
+        "events": story.events,
+        "outcome": story.outcome(played["result"], revealed or {}, game.variant),
     }
 
 

@@ -11,6 +11,7 @@ from tournaments.web import (
     bot_views,
     doc_views,
     match_views,
+    quick_views,
     tournament_views,
 )
 
@@ -22,6 +23,7 @@ urlpatterns = [
     path("bots/upload/", bot_views.upload, name="upload"),
     path("bots/<int:bot_id>/", bot_views.bot_page, name="bot"),
     path("bots/<int:bot_id>/upload/", bot_views.upload, name="upload_version"),
+    path("bots/<int:bot_id>/quick/", quick_views.quick_match, name="quick_match"),
     path("versions/<int:version_id>/", bot_views.version_page, name="version"),
     path("starters/<str:language>/", bot_views.starter, name="starter"),
     path("docs/", doc_views.docs_index, name="docs"),

@@ -63,5 +63,14 @@ window.Cards = (function () {
     return el("span", "action word", text);
   }
 
-  return { el, card, back, row, backs, action };
+  /* A line in words: text parts and {cards: [...]} parts drawn as small cards. */
+  function say(parts) {
+    const line = document.createDocumentFragment();
+    (parts || []).forEach((part) => {
+      line.append(typeof part === "string" ? part : row(part.cards, "small"));
+    });
+    return line;
+  }
+
+  return { el, card, back, row, backs, action, say };
 })();

@@ -1,44 +1,67 @@
 /* The replay viewer: steps through every action of a finished match, forward and back,
    as one seat saw it (its observation, legal actions, answer and time) or with every
-   card shown. Frames come from the server (?game=G&seat=S), re-simulated by the engine. */
+   card shown. Frames come from the server (?game=G&seat=S), re-simulated by the engine,
+   with each seat's bot name and the game told in words (what ended each hand, who won).
+   Steps and games count from 1 on the page and in links: #g2s34 is game 2, step 34. */
 "use strict";
 (function () {
-  const { el, card, row, backs, action } = window.Cards;
+  const { el, card, row, backs, action, say } = window.Cards;
   const root = document.getElementById("viewer");
   if (!root) return;
-  const names = root.dataset.names.split("|");
   const $ = (id) => document.getElementById(id);
-  const state = { data: null, pos: 0, game: 0, seat: "all" };
+  const state = { data: null, pos: 0, game: 0, seat: "all", timer: null, wanted: undefined };
 
   function seatName(seat) {
-    const bot = state.data.seating[seat];
-    return "seat " + seat + " · " + (names[bot] !== undefined ? names[bot] : "bot " + bot);
+    const names = state.data.names || [];
+    return names[seat] !== undefined ? names[seat] : "seat " + (seat + 1);
   }
 
-  async function load() {
-    const url = root.dataset.frames + "?game=" + state.game + "&seat=" + state.seat;
+  function botName(bot) {
+    const bots = state.data.bots || [];
+    return bots[bot] !== undefined ? bots[bot] : "bot " + (bot + 1);
+  }
+
+  /* Links: #g<game>s<step>, both from 1; the step after the last is the end of the game. */
+  function anchor(game, pos) { return "#g" + (game + 1) + "s" + (pos + 1); }
+
+  function parseAnchor(text) {
+    const found = /^#g(\d{1,4})(?:s(\d{1,6})|(end))$/.exec(text || "");
+    if (!found) return null;
+    return { game: Number(found[1]) - 1, pos: found[3] ? Infinity : Number(found[2]) - 1 };
+  }
+
+  /* Load the frames of state.game as state.seat sees them, at step ``pos`` (default: the
+     same step when only the seat changed). A newer load started meanwhile wins. */
+  async function load(pos) {
+    if (pos !== undefined) state.wanted = pos;
+    const game = state.game, seat = state.seat;
+    const url = root.dataset.frames + "?game=" + game + "&seat=" + seat;
     $("rv-counter").textContent = "loading…";
     const answer = await fetch(url);
     const data = await answer.json();
+    if (game !== state.game || seat !== state.seat) return;
     if (!answer.ok) {
       $("rv-step").textContent = data.error || "the replay could not be loaded";
       return;
     }
     const keep = state.data && state.data.index === data.index ? state.pos : 0;
+    const wanted = state.wanted;
+    state.wanted = undefined;
     state.data = data;
-    state.pos = Math.min(keep, data.steps.length);
+    state.pos = Math.max(0, Math.min(wanted === undefined ? keep : wanted, data.steps.length));
+    $("rv-game").value = String(state.game);
     fillSeats();
+    fillMoves();
     show();
   }
 
   function fillSeats() {
     const select = $("rv-seat");
-    const chosen = state.seat;
     select.replaceChildren(new Option("everyone (all cards)", "all"));
     for (let seat = 0; seat < state.data.players; seat++) {
-      select.append(new Option(seatName(seat), String(seat)));
+      select.append(new Option(seatName(seat) + " (seat " + (seat + 1) + ")", String(seat)));
     }
-    select.value = chosen;
+    select.value = state.seat;
   }
 
   function view() {
@@ -55,30 +78,51 @@
     $("rv-prev").disabled = $("rv-first").disabled = state.pos === 0;
     $("rv-next").disabled = $("rv-last").disabled = state.pos === total;
     $("rv-decision").disabled = state.seat === "all";
+    const scrub = $("rv-scrub");
+    scrub.max = String(total);
+    scrub.value = String(state.pos);
+    scrub.setAttribute("aria-valuetext", $("rv-counter").textContent);
+    if (state.pos === total) stop();
     showStep();
     const table = $("rv-table");
     table.replaceChildren();
     const render = RENDER[d.renderer] || renderGeneric;
     render(table, view(), d, state.pos === total);
     $("rv-raw").textContent = JSON.stringify(view(), null, 1);
+    markMove();
+    const link = anchor(state.game, state.pos);
+    if (window.location.hash !== link) history.replaceState(null, "", link);
   }
+
+  function lines(list, cls) {
+    return list.map((parts) => { const p = el("p", cls || ""); p.append(say(parts)); return p; });
+  }
+
+  function eventsAt(pos) { return (state.data.events || []).filter((e) => e.step === pos); }
 
   function showStep() {
     const d = state.data, box = $("rv-step");
     box.replaceChildren();
+    const events = eventsAt(state.pos).map((e) => e.say);
     if (state.pos === d.steps.length) {
       const line = el("p", "decision");
       line.append(el("strong", "", "Game over. "), "Scores: " +
-        d.result.scores.map((s, i) => seatName(i) + " " + s).join(", ") + ". All cards are shown.");
-      box.append(line);
+        d.result.scores.map((s, i) => seatName(i) + ": " + s).join(", ") + ". All cards are shown.");
+      box.append(line, ...lines(events, "event"));
+      const outcome = el("div", "outcome");
+      outcome.append(el("h3", "", "How it ended"), ...lines(d.outcome || []));
+      box.append(outcome);
       return;
     }
+    if (events.length) box.append(...lines(events, "event"));
     const step = d.steps[state.pos];
+    const faults = d.faults.filter((f) => f.move === state.pos);
     const line = el("p", "decision");
     line.append(el("strong", "", seatName(step.seat)), " answered ", action(step.action));
-    line.append(el("span", "time", step.time === null
-      ? " · retired earlier: the engine played its fallback"
-      : " · in " + duration(step.time)));
+    let time = " · in " + duration(step.time);
+    if (faults.length) time = " · its answer was refused: the engine played its fallback";
+    else if (step.time === null) time = " · retired earlier: the engine played its fallback";
+    line.append(el("span", "time", time));
     box.append(line);
     if (step.legal) {
       const legal = el("div", "legal");
@@ -90,11 +134,24 @@
       });
       box.append(legal);
     } else if (state.seat !== "all") {
-      box.append(el("p", "note", "Not this seat's decision: its view while seat " + step.seat + " acts."));
+      box.append(el("p", "note", "Not " + seatName(Number(state.seat)) + "'s decision: its view while " +
+        seatName(step.seat) + " acts."));
     }
-    d.faults.filter((f) => f.move === state.pos).forEach((f) => {
-      box.append(el("p", "fault", "Fault of bot " + f.bot + ": " + f.kind + " – " + f.reason));
-    });
+    faults.forEach((f) => box.append(faultBox(f)));
+  }
+
+  /* A fault at its step: who, what, why, and the answer that caused it. */
+  function faultBox(f) {
+    const box = el("div", "fault");
+    box.id = "rv-fault";
+    box.append(el("strong", "", "Fault of " + botName(f.bot) + ": " + f.kind), " – " + f.reason +
+      ". The engine played its fallback for it here and for the rest of the match.");
+    if (f.text) {
+      const answer = el("p", "fault-answer");
+      answer.append(el("span", "label", "Its answer: "), el("code", "", f.text));
+      box.append(answer);
+    }
+    return box;
   }
 
   function duration(seconds) {
@@ -103,9 +160,63 @@
     return Math.round(seconds * 1e6) + " µs";
   }
 
+  /* The move list: every step, clickable, with what each one ended below it. */
+  function fillMoves() {
+    const d = state.data, list = $("rv-moves");
+    const after = new Map();
+    (d.events || []).forEach((e) => after.set(e.step - 1, (after.get(e.step - 1) || []).concat([e.say])));
+    const faulty = new Set(d.faults.map((f) => f.move));
+    const items = d.steps.map((step, i) => {
+      const item = el("li", faulty.has(i) ? "faulty" : "");
+      const link = el("a", "");
+      link.href = anchor(state.game, i);
+      link.dataset.pos = String(i);
+      link.append(el("span", "who", seatName(step.seat) + ": "), action(step.action));
+      if (faulty.has(i)) link.append(el("span", "fault-mark", " fault"));
+      item.append(link);
+      (after.get(i) || []).forEach((parts) => item.append(...lines([parts], "event")));
+      return item;
+    });
+    const end = el("li", "");
+    const link = el("a", "");
+    link.href = anchor(state.game, d.steps.length);
+    link.dataset.pos = String(d.steps.length);
+    link.textContent = "end of game";
+    end.append(link);
+    list.replaceChildren(...items, end);
+    $("rv-moves-count").textContent = "(" + d.steps.length + ")";
+  }
+
+  function markMove() {
+    const list = $("rv-moves");
+    const old = list.querySelector("[aria-current]");
+    if (old) old.removeAttribute("aria-current");
+    const item = list.children[state.pos];
+    if (!item) return;
+    item.firstChild.setAttribute("aria-current", "step");
+    if (list.scrollHeight > list.clientHeight) {
+      const top = item.offsetTop - list.offsetTop;
+      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - item.offsetHeight) {
+        list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+      }
+    }
+  }
+
   function go(pos) {
     state.pos = Math.max(0, Math.min(pos, state.data.steps.length));
     show();
+  }
+
+  function goTo(target) {
+    if (!target) return;
+    const games = Number(root.dataset.games);
+    if (target.game < 0 || target.game >= games) return;
+    if (!state.data || target.game !== state.game) {
+      state.game = target.game;
+      load(target.pos);
+    } else {
+      go(target.pos);
+    }
   }
 
   function nextDecision() {
@@ -114,6 +225,28 @@
     for (let i = state.pos + 1; i < steps.length; i++) if (steps[i].seat === seat) return go(i);
     go(steps.length);
   }
+
+  /* Play and pause: one step every 1/speed seconds until the end. */
+  function play() {
+    if (state.pos >= state.data.steps.length) go(0);
+    const every = 1000 / Number($("rv-speed").value || 1);
+    clearInterval(state.timer);
+    state.timer = setInterval(() => go(state.pos + 1), every);
+    const button = $("rv-play");
+    button.textContent = "❚❚ Pause";
+    button.setAttribute("aria-pressed", "true");
+  }
+
+  function stop() {
+    if (state.timer === null) return;
+    clearInterval(state.timer);
+    state.timer = null;
+    const button = $("rv-play");
+    button.textContent = "▶ Play";
+    button.setAttribute("aria-pressed", "false");
+  }
+
+  function toggle() { if (state.timer === null) play(); else stop(); }
 
   /* Game renderers: (container, observation, frames, over). */
 
@@ -154,15 +287,16 @@
     table.append(el("p", "centre", "Hand " + v.hand + (v.over ? " · game over" : "") +
       (v.may_concede === false && !v.over ? " · conceding not allowed" : "")));
     table.append(grid);
-    if (v.past_hands && v.past_hands.length) {
+    if (past.length) {
       const list = el("ol", "past");
-      v.past_hands.forEach((h) => {
+      past.forEach((h) => {
         const item = el("li", "");
-        item.append("seat " + h.winner + " won (" + h.how + "): ", row(h.rows[0], "small"), " vs ", row(h.rows[1], "small"));
+        const who = h.winner === null ? "nobody" : seatName(h.winner);
+        item.append(who + " won (" + h.how + "): ", row(h.rows[0], "small"), " vs ", row(h.rows[1], "small"));
         list.append(item);
       });
       const more = el("details", "");
-      more.append(el("summary", "", "Earlier hands (" + v.past_hands.length + ")"), list);
+      more.append(el("summary", "", "Earlier hands (" + past.length + ")"), list);
       table.append(more);
     }
   }
@@ -177,31 +311,33 @@
       if (v.private) hand = v.private[seat].hand;
       else if (v.seat === seat) hand = v.hand;
       else if (dealt) hand = dealt.left[seat];
-      box.append(hand ? row(hand) : backs(v.counts[seat], v.counts[seat] + " cards in seat " + seat + "'s hand"));
+      box.append(hand ? row(hand) : backs(v.counts[seat], v.counts[seat] + " cards in " + seatName(seat) + "'s hand"));
       grid.append(box);
     }
     const centre = el("div", "centre trick");
     if (v.trick) {
-      centre.append(el("span", "label", "Trick (" + v.trick.kind + ", seat " + v.trick.seat + "): "), row(v.trick.cards, "big"));
+      centre.append(el("span", "label", "Trick (" + v.trick.kind + ", " + seatName(v.trick.seat) + "): "), row(v.trick.cards, "big"));
     } else {
-      centre.append(el("span", "", "Seat " + v.leader + " leads"));
+      centre.append(el("span", "", seatName(v.leader) + " leads"));
       if (v.must_contain) centre.append(el("span", "", " and must play "), card(v.must_contain));
     }
     table.append(centre, grid);
     const recent = el("ol", "plays");
     (v.plays || []).slice(-8).forEach(([seat, play]) => {
       const item = el("li", "");
-      item.append("seat " + seat + ": ", action(play));
+      item.append(seatName(seat) + ": ", action(play));
       recent.append(item);
     });
-    table.append(line("Deal", (v.deal + 1) + " of " + v.deals), el("h3", "", "Last plays"), recent);
+    table.append(line("Deal", (v.deal + 1) + " of " + v.deals),
+      el("h3", "", "Last plays (every play is in the move list)"), recent);
   }
 
   function renderFifteen(table, v, d, over) {
     const last = over && d.revealed ? d.revealed.deals[d.revealed.deals.length - 1] : null;
     const centre = el("div", "centre");
     centre.append(el("strong", "", "Pot " + v.pot), " · " + v.phase + (v.asked ? " (" + v.asked + ")" : "") +
-      " · to call " + v.to_call + " · stock " + v.stock + " · hand " + (v.hand + 1) + " of " + v.hands + " · dealer seat " + v.dealer);
+      " · to call " + v.to_call + " · stock " + v.stock + " · hand " + (v.hand + 1) + " of " + v.hands +
+      " · dealer " + seatName(v.dealer));
     table.append(centre);
     const grid = el("div", "seats");
     for (let seat = 0; seat < d.players; seat++) {
@@ -221,8 +357,10 @@
     table.append(grid);
     if (v.last_hand) {
       const lh = v.last_hand;
-      const text = "Previous hand: pot " + lh.pot + ", net " + lh.net.join(" / ") +
-        (Object.keys(lh.declarations || {}).length ? ", declared " + JSON.stringify(lh.declarations) : "");
+      const declared = Object.entries(lh.declarations || {}).map(([s, what]) => seatName(Number(s)) + ": " + what);
+      const text = "Previous hand: pot " + lh.pot + ", net " +
+        lh.net.map((n, s) => seatName(s) + ": " + n).join(", ") +
+        (declared.length ? "; declared: " + declared.join(", ") : "");
       table.append(el("p", "note", text));
     }
   }
@@ -264,21 +402,46 @@
 
   const RENDER = { oceans11: renderOceans, bigtwo: renderBigTwo, fifteen35: renderFifteen };
 
+  /* After a choice in a dropdown the keys step again: focus leaves the dropdown. */
+  function chosen(apply) {
+    return (e) => { apply(e.target.value); root.focus({ preventScroll: true }); };
+  }
+
   $("rv-first").addEventListener("click", () => go(0));
   $("rv-prev").addEventListener("click", () => go(state.pos - 1));
   $("rv-next").addEventListener("click", () => go(state.pos + 1));
   $("rv-last").addEventListener("click", () => go(Infinity));
   $("rv-decision").addEventListener("click", nextDecision);
-  $("rv-game").addEventListener("change", (e) => { state.game = Number(e.target.value); load(); });
-  $("rv-seat").addEventListener("change", (e) => { state.seat = e.target.value; load(); });
+  $("rv-play").addEventListener("click", toggle);
+  $("rv-scrub").addEventListener("input", (e) => { stop(); go(Number(e.target.value)); });
+  $("rv-game").addEventListener("change", chosen((value) => { stop(); state.game = Number(value); load(0); }));
+  $("rv-seat").addEventListener("change", chosen((value) => { state.seat = value; load(); }));
+  $("rv-speed").addEventListener("change", chosen(() => { if (state.timer !== null) play(); }));
+  $("rv-moves").addEventListener("click", (e) => {
+    const link = e.target.closest("a[data-pos]");
+    if (!link) return;
+    e.preventDefault();
+    stop();
+    go(Number(link.dataset.pos));
+  });
+  window.addEventListener("hashchange", () => {
+    const target = parseAnchor(window.location.hash);
+    if (!target) return;
+    stop();
+    goTo(target);
+    root.scrollIntoView({ block: "start" });
+  });
   document.addEventListener("keydown", (e) => {
     if (!state.data || e.target.matches("input, select, textarea") || e.altKey || e.ctrlKey || e.metaKey) return;
     const keys = {
       ArrowRight: () => go(state.pos + 1), ArrowLeft: () => go(state.pos - 1),
       Home: () => go(0), End: () => go(Infinity),
       d: () => state.seat !== "all" && nextDecision(),
+      p: toggle,
     };
-    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+    if (keys[e.key]) { e.preventDefault(); if (e.key !== "p") stop(); keys[e.key](); }
   });
-  load();
+  const start = parseAnchor(window.location.hash);
+  if (start && start.game >= 0 && start.game < Number(root.dataset.games)) state.game = start.game;
+  load(start ? start.pos : 0);
 })();
