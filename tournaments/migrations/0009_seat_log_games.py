@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0007_replays_out_of_the_match_row"),
+        ("tournaments", "0008_global_rating_per_unit"),
     ]
 
     operations = [
