@@ -37,10 +37,11 @@ import math
 import random
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tournaments import ratings
+from tournaments import ratings, skill
 from tournaments.schedule import schedule
 from tournaments.units import match_units
 
@@ -89,12 +90,19 @@ QUICK_CELLS = [c for c in CELLS if (c.game, c.players) in {("oceans11", 2), ("bi
 
 
 def play_match(
-    cell: Cell, table: tuple[int, ...], deals: int, rng: random.Random
+    cell: Cell,
+    table: tuple[int, ...],
+    deals: int,
+    rng: random.Random,
+    strength: Callable[[int], float] | None = None,
 ) -> dict[str, Any]:
-    """A stored match result (the referee's format) of ``table`` (bot per seat)."""
+    """A stored match result (the referee's format) of ``table`` (bot per seat).
+
+    ``strength``: each bot's skill in performance units (default: SKILL_STEP x its number).
+    """
     n = len(table)
     shape = SHAPES[cell.game]
-    skill = [SKILL_STEP * bot for bot in table]
+    skill = [strength(bot) if strength else SKILL_STEP * bot for bot in table]
     games = []
     for deal in range(deals):
         luck = [rng.gauss(0.0, shape.luck) for _ in range(n)]
@@ -117,18 +125,28 @@ def play_match(
 
 
 def tournament(
-    cell: Cell, plays: int, rng: random.Random
+    cell: Cell, plays: int, rng: random.Random, entrants: Sequence[int] = range(BOTS)
 ) -> tuple[list[ratings.Placing[int]], list[ratings.Placing[int]]]:
-    """Match placings and comparison units of one round robin, ``plays`` units per table."""
+    """Match placings and comparison units of one round robin of ``entrants`` (BOTS of
+    them; bot k has skill SKILL_STEP x k), ``plays`` units per table, in match order."""
+    played = tournament_matches(cell, plays, rng, entrants)
+    return [match for match, _ in played], [unit for _, units in played for unit in units]
+
+
+def tournament_matches(
+    cell: Cell, plays: int, rng: random.Random, entrants: Sequence[int] = range(BOTS)
+) -> list[tuple[ratings.Placing[int], list[ratings.Placing[int]]]]:
+    """Each match of one round robin: its placing and its comparison units."""
     rounds = 1 if cell.players == BOTS else 2
     deals = max(1, plays // rounds)
-    matches, units = [], []
-    for table in schedule(BOTS, cell.players, rounds, rng.randrange(2**31)):
+    matches = []
+    for seats in schedule(BOTS, cell.players, rounds, rng.randrange(2**31)):
+        table = tuple(entrants[i] for i in seats)
         result = play_match(cell, table, deals, rng)
-        matches.append(ratings.Placing(table, tuple(result["places"])))
-        for places in match_units(cell.players, result, duplicate=cell.duplicate, deals=deals):
-            units.append(ratings.Placing(table, places))
-    return matches, units
+        units = match_units(cell.players, result, duplicate=cell.duplicate, deals=deals)
+        placing = ratings.Placing(table, tuple(result["places"]))
+        matches.append((placing, [ratings.Placing(table, places) for places in units]))
+    return matches
 
 
 def truth(cell: Cell, rng: random.Random, pool_units: int) -> dict[int, float]:
@@ -141,7 +159,7 @@ def truth(cell: Cell, rng: random.Random, pool_units: int) -> dict[int, float]:
 
 def kendall_tau(estimates: dict[int, float]) -> float:
     """Agreement of the fitted order with the true one (bot k is stronger than k - 1)."""
-    pairs = list(itertools.combinations(range(BOTS), 2))
+    pairs = list(itertools.combinations(sorted(estimates), 2))
     concordant = sum(
         (estimates[b] > estimates[a]) - (estimates[b] < estimates[a]) for a, b in pairs
     )
@@ -174,6 +192,89 @@ def measure(cell: Cell, plays: int, runs: int, true: dict[int, float], seed: int
     return tally
 
 
+#: The global rating's simulated site: a population of bots of known strength (bot k:
+#: SKILL_STEP x k), tournaments of BOTS of them drawn at random, ratings carried across.
+POPULATION = 12
+SITE_TOURNAMENTS = 4
+
+
+def site_truth(cell: Cell, rng: random.Random, pool_units: int) -> dict[int, float]:
+    """Each bot's rating fitted to a pool of random round robins far larger than a site."""
+    units: list[ratings.Placing[int]] = []
+    while len(units) < pool_units:
+        units += tournament(cell, 20, rng, rng.sample(range(POPULATION), BOTS))[1]
+    return {b: fit.elo for b, fit in ratings.fit_units(units, range(POPULATION)).items()}
+
+
+@dataclass
+class SiteTally:
+    covered: int = 0
+    covered_raw: int = 0
+    intervals: int = 0
+    z: list[float] | None = None
+    taus: list[float] | None = None
+
+
+def measure_global(
+    cell: Cell, plays: int, runs: int, true: dict[int, float], seed: int
+) -> SiteTally:
+    """Coverage of the global rating's interval, as the service computes it: every
+    site plays SITE_TOURNAMENTS round robins, each match's units rated in turn
+    (skill.rate_units, as services._rate does), then every bot that played is checked."""
+    rng = random.Random(seed)
+    tally = SiteTally(z=[], taus=[])
+    for _ in range(runs):
+        skills: dict[int, skill.Skill] = {}
+        for _ in range(SITE_TOURNAMENTS):
+            entrants = rng.sample(range(POPULATION), BOTS)
+            for _, units in tournament_matches(cell, plays, rng, entrants):
+                skills.update(skill.rate_units(skills, units))
+        # Games measure differences only: the level of the scale is where the first bots
+        # started, so each rating is compared with the truth from the same level (the
+        # mean of the bots rated); the raw coverage is counted too.
+        shift = statistics.fmean(s.elo - true[b] for b, s in skills.items())
+        for bot, state in skills.items():
+            low, high = state.interval()
+            tally.intervals += 1
+            tally.covered += low <= true[bot] + shift <= high
+            tally.covered_raw += low <= true[bot] <= high
+            tally.z.append((state.elo - shift - true[bot]) / state.deviation)  # type: ignore[union-attr]
+        tally.taus.append(kendall_tau({b: s.elo for b, s in skills.items()}))  # type: ignore[union-attr]
+    return tally
+
+
+def report_global(
+    cells: Sequence[Cell], runs: int, pool: int, seed: int, levels: Sequence[int]
+) -> float:
+    """Print the global rating's coverage per cell; return the worst closeness to 0.95
+    at 5 or more plays per table (as 1 - |coverage - 0.95|)."""
+    print(
+        f"\nglobal rating (tournaments.skill): {runs} sites per cell, each {SITE_TOURNAMENTS}"
+        f" round robins of {BOTS} of {POPULATION} bots"
+    )
+    print(f"{'cell':<24} {'plays':>5} {'coverage':>9} {'raw':>6} {'z sd':>6} {'tau':>6}")
+    worst = 1.0
+    for number, cell in enumerate(cells):
+        true = site_truth(cell, random.Random(seed * 1000 + number + 500), pool)
+        for plays in levels:
+            tally = measure_global(cell, plays, runs, true, seed * 7717 + number * 37 + plays)
+            cover = tally.covered / tally.intervals
+            if plays >= 5:
+                worst = min(worst, 1.0 - abs(cover - 0.95))
+            print(
+                f"{cell.label():<24} {plays:>5} {cover:>9.3f} "
+                f"{tally.covered_raw / tally.intervals:>6.3f} "
+                f"{statistics.pstdev(tally.z or [0.0]):>6.2f} "
+                f"{statistics.fmean(tally.taus or [0.0]):>6.3f}"
+            )
+    print(
+        "coverage: of the truth from the level of the bots rated; raw: of the truth as it is"
+        "\n(centred on the population); z sd: spread of (rating - truth) / deviation, from the"
+        "\nsame level (1.00: the deviation is exact)"
+    )
+    return worst
+
+
 def games_to_separate(cell: Cell, rng: random.Random, samples: int) -> float:
     """Games between two adjacent bots (middle of the field) for their 95% interval to
     exclude an even score, from the mean and spread of the per-unit score."""
@@ -198,27 +299,18 @@ def games_to_separate(cell: Cell, rng: random.Random, samples: int) -> float:
     return (ratings.Z95 * spread / edge) ** 2 * (2 if cell.duplicate else 1)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer cells and tournaments")
-    parser.add_argument("--runs", type=int, help="tournaments per cell (default 400, quick 100)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", choices=sorted(SHAPES), help="one game only")
-    args = parser.parse_args()
-    runs = args.runs or (100 if args.quick else 400)
-    cells = QUICK_CELLS if args.quick else CELLS
-    if args.only:
-        cells = [cell for cell in CELLS if cell.game == args.only]
-    plays_levels = (5, 20) if args.quick else (2, 5, 10, 20)
-    pool = 20_000 if args.quick else 100_000
-    began = time.perf_counter()
-    print(f"{BOTS} bots, {runs} round robins per cell; coverage of the 95% interval")
+def report_tournament(
+    cells: Sequence[Cell], runs: int, pool: int, seed: int, levels: Sequence[int]
+) -> float:
+    """Print the tournament fit's coverage per cell (new and old); return the worst
+    closeness to 0.95 at 5 or more plays per table (as 1 - |coverage - 0.95|)."""
+    print(f"tournament Elo: {BOTS} bots, {runs} round robins per cell")
     print(f"{'cell':<24} {'plays':>5} {'coverage':>9} {'old':>6} {'ratio':>6} {'tau':>6}")
     worst = 1.0
     for number, cell in enumerate(cells):
-        true = truth(cell, random.Random(args.seed * 1000 + number), pool)
-        for plays in plays_levels:
-            tally = measure(cell, plays, runs, true, args.seed * 7919 + number * 31 + plays)
+        true = truth(cell, random.Random(seed * 1000 + number), pool)
+        for plays in levels:
+            tally = measure(cell, plays, runs, true, seed * 7919 + number * 31 + plays)
             cover = tally.covered / tally.intervals
             old = tally.covered_old / tally.intervals
             if plays >= 5:
@@ -229,14 +321,46 @@ def main() -> None:
                 f"{statistics.fmean(tally.taus or [0.0]):>6.3f}"
             )
     print("ratio: |old - 0.95| / |new - 0.95| (above 1: the new interval is closer to 95%)")
-    print("\ngames to separate adjacent bots (plain vs duplicate)")
-    samples = 4000 if args.quick else 20_000
-    for game in dict.fromkeys(cell.game for cell in cells):
-        plain = games_to_separate(Cell(game, 2, False), random.Random(args.seed), samples)
-        dup = games_to_separate(Cell(game, 2, True), random.Random(args.seed), samples)
-        print(f"  {game:<10} 2p: plain {plain:6.0f}, duplicate {dup:6.0f} ({plain / dup:.1f}x)")
-    goal = "met" if worst >= 0.98 else "NOT met"
-    print(f"\ngoal (0.93-0.97 in every cell at 5+ plays): {goal}")
+    return worst
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer cells and tournaments")
+    parser.add_argument("--runs", type=int, help="tournaments per cell (default 400, quick 100)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", choices=sorted(SHAPES), help="one game only")
+    parser.add_argument(
+        "--part",
+        choices=("tournament", "global", "both"),
+        default="both",
+        help="the tournament Elo, the global rating, or both (default)",
+    )
+    args = parser.parse_args()
+    runs = args.runs or (100 if args.quick else 400)
+    cells = QUICK_CELLS if args.quick else CELLS
+    if args.only:
+        cells = [cell for cell in CELLS if cell.game == args.only]
+    plays_levels = (5, 20) if args.quick else (2, 5, 10, 20)
+    pool = 20_000 if args.quick else 100_000
+    began = time.perf_counter()
+    print("coverage of the 95% interval and Kendall tau against bots of known strength")
+    worst = {}
+    if args.part != "global":
+        worst["tournament"] = report_tournament(cells, runs, pool, args.seed, plays_levels)
+    if args.part != "tournament":
+        sites = max(1, runs // 2)
+        worst["global"] = report_global(cells, sites, pool, args.seed, plays_levels)
+    if args.part != "global":
+        print("\ngames to separate adjacent bots (plain vs duplicate)")
+        samples = 4000 if args.quick else 20_000
+        for game in dict.fromkeys(cell.game for cell in cells):
+            plain = games_to_separate(Cell(game, 2, False), random.Random(args.seed), samples)
+            dup = games_to_separate(Cell(game, 2, True), random.Random(args.seed), samples)
+            print(f"  {game:<10} 2p: plain {plain:6.0f}, duplicate {dup:6.0f} ({plain / dup:.1f}x)")
+    for part, closeness in worst.items():
+        goal = "met" if closeness >= 0.98 else "NOT met"
+        print(f"\n{part}: goal (0.93-0.97 in every cell at 5+ plays): {goal}")
     print(f"{time.perf_counter() - began:.0f} s")
 
 

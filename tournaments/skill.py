@@ -14,9 +14,11 @@ coin flips: the pairs of a six-player placing are decided together (more variabl
 that), a duplicate deal is often a draw (less). So each bot also accumulates, per unit,
 its score (the gradient of the unit's log-likelihood) squared and the model's expected
 value of it (the information); their ratio, the dispersion, measures how variable its
-units really are, and the shown deviation is the model's scaled by it: the sandwich
-estimate, the unit as the cluster, as in the tournament fit. The model's variance is kept
-in part as a floor while a bot has few units (the dispersion is measured from them).
+units really are, and the update divides the information by it: the variance is then
+the sandwich estimate, the unit as the cluster, as in the tournament fit. While a bot has
+few units the dispersion is shrunk towards that of a placing by independent
+performances ((n + 1) / 3 for n bots). The deviation shown is the square root of the
+variance.
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ START_DEVIATION = 350.0
 #: Added to a bot's variance (as a standard deviation, Elo) before each unit it plays:
 #: the rating keeps following a bot whose versions improve, at the price of some noise
 #: from the order of its results. Chosen by bench/bench_skill.py (docs/ratings.md).
-DRIFT = 4.0
-#: Below this many units the model's variance floors the shown one fully; above, by
-#: FLOOR_UNITS / units (the dispersion is measured from the bot's own units).
-FLOOR_UNITS = 10
+DRIFT = 2.0
+#: The dispersion a bot has shown counts as much as this many units of the expected
+#: one (``expected_dispersion``): little at first, most of it soon.
+PRIOR_UNITS = 10
 #: The dispersion is taken within these bounds (a handful of lucky units can make it
 #: tiny or huge; real games stay well inside).
 DISPERSION_MIN = 0.25
@@ -58,8 +60,8 @@ class Skill:
 
     ``elo``: the estimate; ``variance``: the model's variance of it (Elo squared);
     ``information`` and ``spread``: the sums over its units of the model's expected
-    squared score and the observed one (their ratio is the dispersion); ``units``: the
-    comparison units rated.
+    squared score and the observed one, less the part the estimates' errors add (their
+    ratio is the dispersion); ``units``: the comparison units rated.
     """
 
     elo: float = START_ELO
@@ -75,11 +77,11 @@ class Skill:
             return 1.0
         return min(max(self.spread / self.information, DISPERSION_MIN), DISPERSION_MAX)
 
-    @property
-    def tempering(self) -> float:
+    def tempering(self, table: int) -> float:
         """The dispersion the update divides the information by: the measured one,
-        shrunk towards the model's (1) while the bot has few units."""
-        return (self.dispersion * self.units + FLOOR_UNITS) / (self.units + FLOOR_UNITS)
+        shrunk towards ``expected_dispersion(table)`` while the bot has few units."""
+        prior = expected_dispersion(table)
+        return (self.dispersion * self.units + PRIOR_UNITS * prior) / (self.units + PRIOR_UNITS)
 
     @property
     def deviation(self) -> float:
@@ -106,6 +108,14 @@ def is_provisional(units: int, deviation: float) -> bool:
     return units < PROVISIONAL_UNITS or deviation > PROVISIONAL_DEVIATION
 
 
+def expected_dispersion(table: int) -> float:
+    """The dispersion of a placing of ``table`` bots of equal strength decided by one
+    independent performance each: a bot's pairwise score is then the number it beat,
+    uniform on 0..n-1, of variance (n^2 - 1) / 12 against (n - 1) / 4 for independent
+    pairs: (n + 1) / 3 (1 for two players, 5/3 for four, 7/3 for six)."""
+    return (table + 1) / 3.0
+
+
 def _attenuation(variance: float) -> float:
     """Glicko's g: an uncertain opponent's result says less (1 for a certain one)."""
     return 1.0 / math.sqrt(1.0 + 3.0 * _S * _S * variance / math.pi**2)
@@ -114,34 +124,43 @@ def _attenuation(variance: float) -> float:
 def rate_unit(skills: Mapping[P, Skill], unit: Placing[P], drift: float = DRIFT) -> dict[P, Skill]:
     """The new skills of the bots of one comparison unit (others are left out).
 
-    Every bot's change is computed from the skills before the unit. For bot i and each
-    opponent j at the table: E = 1 / (1 + exp(-s g_j (r_i - r_j))) with s = ln 10 / 400
-    and g_j Glicko's attenuation for j's variance; i's score is s sum_j g_j (y_ij - E),
-    its information s^2 sum_j g_j^2 E (1 - E); then (after the drift is added to the
-    variance) variance' = 1 / (1 / variance + information) and r' = r + variance' score.
-    A bot with no opponent in the unit (all seats its own) is left as it was.
+    Every bot's change is computed from the skills before the unit, each variance first
+    widened by the drift (v + drift^2, at most the start's). For bot i and each opponent
+    j at the table: g = 1 / sqrt(1 + 3 s^2 (v_i + v_j) / pi^2) (Glicko's attenuation,
+    s = ln 10 / 400) and E = 1 / (1 + exp(-s g (r_i - r_j))); i's score is
+    u = s sum_j g (y_ij - E), its information h = s^2 sum_j g^2 E (1 - E). With t its
+    tempering (the dispersion, see ``Skill.tempering``): v' = 1 / (1 / v + h / t) and
+    r' = r + v' u / t. A bot with no opponent in the unit (all seats its own) is left
+    as it was.
     """
     before = {p: skills.get(p, Skill()) for p in unit.seats}
     widened = {p: min(s.variance + drift * drift, START_DEVIATION**2) for p, s in before.items()}
     score: dict[P, float] = defaultdict(float)
     info: dict[P, float] = defaultdict(float)
+    noise: dict[P, float] = defaultdict(float)  # the opponents' part of the score's error
     for a, b, y in pairwise(unit.seats, unit.places):
         for me, other, mine in ((a, b, y), (b, a, 1.0 - y)):
             g = _attenuation(widened[me] + widened[other])
             expected = 1.0 / (1.0 + math.exp(-_S * g * (before[me].elo - before[other].elo)))
             score[me] += _S * g * (mine - expected)
-            info[me] += _S * _S * g * g * expected * (1.0 - expected)
+            h = _S * _S * g * g * expected * (1.0 - expected)
+            info[me] += h
+            noise[me] += h * h * widened[other]
     after = {}
     for p in score:
         old = before[p]
-        phi = old.tempering
+        phi = old.tempering(len(set(unit.seats)))
         variance = 1.0 / (1.0 / widened[p] + info[p] / phi)
+        # The score is measured at estimates, not at the true ratings: their errors add
+        # about h^2 v (own) + sum_j h_j^2 v_j (opponents') to its square, which is not
+        # the unit's own variability and is taken out.
+        estimation = info[p] ** 2 * widened[p] + noise[p]
         after[p] = replace(
             old,
             elo=old.elo + variance * score[p] / phi,
             variance=variance,
             information=old.information + info[p],
-            spread=old.spread + score[p] ** 2,
+            spread=old.spread + score[p] ** 2 - estimation,
             units=old.units + 1,
         )
     return after

@@ -4,8 +4,11 @@ With s = ln 10 / 400, g(v) = 1 / sqrt(1 + 3 s^2 v / pi^2) (Glicko's attenuation,
 over both players' variances) and E the expected score, one unit gives a bot the score
 s g (y - E) and the information s^2 g^2 E (1 - E) per opponent; its variance becomes
 1 / (1 / v + information / t) and its rating r + variance score / t, where t (the
-tempering) is the dispersion the bot has shown so far, shrunk towards 1 while it has
-few units: 1 exactly before its first unit.
+tempering) is the dispersion the bot has shown so far, shrunk towards that of a placing
+by independent performances, (n + 1) / 3 for n bots, while it has few units: exactly
+that before its first unit (1 for two players, 5/3 for four). The squared score kept
+for the dispersion has the part the estimates' own errors add, h^2 v per rating, taken
+out.
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ def test_a_win_between_two_new_bots_moves_both_by_the_same_hand_computed_amount(
     assert after["a"].variance == pytest.approx(variance, rel=1e-12)
     assert 100 < gain < 200  # a new bot's first result says a lot
     assert after["a"].units == after["b"].units == 1
-    assert after["a"].spread == pytest.approx((S * attenuation * 0.5) ** 2)
-    assert after["a"].information == pytest.approx(S * S * attenuation**2 * 0.25)
+    h = S * S * attenuation**2 * 0.25
+    assert after["a"].information == pytest.approx(h)
+    assert after["a"].spread == pytest.approx((S * attenuation * 0.5) ** 2 - 2 * h * h * V0)
 
 
 def test_a_draw_moves_the_favourite_down_and_the_underdog_up() -> None:
@@ -60,8 +64,10 @@ def test_a_four_seat_placing_is_three_pairs_per_bot_in_one_unit() -> None:
     # d lost three times.
     after = rate_unit({}, Placing(("a", "b", "c", "d"), (1, 2, 2, 4)))
     attenuation = g(2 * V0)
-    variance = 1.0 / (1.0 / V0 + 3 * S * S * attenuation**2 * 0.25)
-    gain = variance * S * attenuation * 1.5
+    tempering = skill.expected_dispersion(4)
+    assert tempering == pytest.approx(5 / 3)
+    variance = 1.0 / (1.0 / V0 + 3 * S * S * attenuation**2 * 0.25 / tempering)
+    gain = variance * S * attenuation * 1.5 / tempering
     assert after["a"].elo == pytest.approx(START_ELO + gain, rel=1e-12)
     assert after["d"].elo == pytest.approx(START_ELO - gain, rel=1e-12)
     assert after["b"].elo == after["c"].elo == START_ELO
