@@ -14,7 +14,17 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
+from tournaments import services
+from tournaments.models import (
+    Bot,
+    BotVersion,
+    Ladder,
+    Match,
+    Rating,
+    RatingHistory,
+    Seat,
+    Tournament,
+)
 
 
 class BigTableAdmin(admin.ModelAdmin):
@@ -65,14 +75,39 @@ class TournamentAdmin(BigTableAdmin):
     raw_id_fields = ("owner", "participants")
 
 
+@admin.register(Ladder)
+class LadderAdmin(admin.ModelAdmin):
+    """One row per game; pausing here cancels its matches not yet started, as the
+    ``ladder pause`` command does."""
+
+    list_display = ("game", "paused", "table_size", "deals", "duplicate", "updated_at")
+    list_editable = ("paused",)
+    actions = ("pause", "resume")
+
+    @admin.action(description="Pause the selected ladders")
+    def pause(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+        for row in queryset:
+            services.pause_ladder(row.game, paused=True)
+
+    @admin.action(description="Resume the selected ladders")
+    def resume(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+        for row in queryset:
+            services.pause_ladder(row.game, paused=False)
+
+    def save_model(self, request: HttpRequest, obj: Ladder, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if "paused" in form.changed_data:
+            services.pause_ladder(obj.game, paused=obj.paused)
+
+
 @admin.register(Match)
 class MatchAdmin(BigTableAdmin):
-    list_display = ("id", "tournament", "number", "game", "status", "attempt", "worker")
-    list_select_related = ("tournament",)
+    list_display = ("id", "tournament", "ladder", "number", "game", "status", "attempt", "worker")
+    list_select_related = ("tournament", "ladder")
     list_filter = ("status", "game")
     search_fields = ("=id", "=tournament__name")
     inlines = (SeatInline,)
-    raw_id_fields = ("tournament",)
+    raw_id_fields = ("tournament", "ladder")
     readonly_fields = ("attempt", "lease_expires_at", "worker", "rating_seq")
 
 

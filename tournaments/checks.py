@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -37,7 +38,7 @@ from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
 from sandbox.runtimes import BadBotCode
-from tournaments import runner
+from tournaments import dispatch, runner
 from tournaments.clocks import standard_time_control
 from tournaments.instance import judge_instance
 from tournaments.models import BotVersion
@@ -89,6 +90,8 @@ def check_version(self: Any, version_id: int) -> str:
     BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.CHECKING).update(
         status=status, check_report=report
     )
+    if status == BotVersion.Status.ACCEPTED and settings.LADDER_ENABLED:
+        dispatch.dispatch()  # the new version joins its game's ladder now, if a slot is free
     return str(status)
 
 

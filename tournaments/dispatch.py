@@ -9,6 +9,11 @@ matches in flight, so one user's 210 matches and another's 4 share the slots eve
 TOURNAMENT_SLOTS below the number of worker processes, a process is always left for the
 interactive queue, and a check never waits behind a tournament.
 
+The ladder (tournaments.ladder) plays in the same slots, but only in those that no waiting
+tournament match gets, and in at most LADDER_SLOTS of them: a ladder match never takes a
+slot from a tournament match that is waiting (one that starts later waits at most for the
+ladder matches already in flight to end).
+
 ``dispatch`` runs when a tournament starts, is cancelled or resumed, when a tournament
 match ends (finished, failed, released, stopped) and from the reaper (tops up after a
 lost message or a dead worker). Concurrent calls are serialised by a lock (PostgreSQL
@@ -26,7 +31,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 
-from tournaments import clocks
+from tournaments import clocks, ladder
 from tournaments.models import Match, Tournament
 
 INTERACTIVE = "interactive"
@@ -128,7 +133,7 @@ def fill_slots() -> list[int]:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [DISPATCH_LOCK])
     busy = in_flight_by_owner()
     served = last_served()
-    free = settings.TOURNAMENT_SLOTS - sum(busy.values())
+    free = settings.TOURNAMENT_SLOTS - sum(busy.values()) - ladder.in_flight()
     sent: list[Match] = []
     while free > 0:
         owners = waiting_owners(busy, served)
@@ -141,6 +146,8 @@ def fill_slots() -> list[int]:
         served[owners[0]] = now.timestamp()
         sent.append(match)
         free -= 1
+    if free > 0:  # no tournament match waits: the ladder may have what is left
+        sent += ladder.fill(free)
     send(sent, TOURNAMENTS)
     return [match.pk for match in sent]
 

@@ -171,6 +171,28 @@ class Tournament(models.Model):
         return self.matches_done / self.matches_total if self.matches_total else 0.0
 
 
+class Ladder(models.Model):
+    """A game's continuous ladder (tournaments.ladder): the latest accepted version of
+    every active bot keeps playing rated matches until its rating is known.
+
+    One row per game, made when the ladder first looks at the game; an operator pauses
+    it here (the admin, ``manage.py ladder pause GAME``). Its matches are Match rows with
+    ``ladder`` set and no tournament.
+    """
+
+    game = models.CharField(max_length=32, unique=True)
+    paused = models.BooleanField(default=False)
+    #: Seats at a ladder table; 0 means the game's default.
+    table_size = models.PositiveSmallIntegerField(default=0)
+    #: Deals in each ladder match (each played once per seat rotation when duplicate).
+    deals = models.PositiveSmallIntegerField(default=1)
+    duplicate = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"ladder of {self.game}{' (paused)' if self.paused else ''}"
+
+
 class Match(models.Model):
     """One referee match at one table: who sits where, its seeds, and what happened.
 
@@ -187,6 +209,10 @@ class Match(models.Model):
 
     tournament = models.ForeignKey(
         Tournament, null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
+    )
+    #: The ladder that scheduled this match (then there is no tournament).
+    ladder = models.ForeignKey(
+        Ladder, null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
     )
     #: Order within the tournament (the queue order, chosen for meaningful partial standings).
     number = models.PositiveIntegerField(default=0)

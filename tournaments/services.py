@@ -19,10 +19,19 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from judge.engine import GameError, Settings
-from judge.games import game_class
+from judge.games import GAMES, game_class
 from judge.rng import derive_seed
-from tournaments import dispatch, ratings, replay_store, skill
-from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
+from tournaments import dispatch, ladder, ratings, replay_store, skill
+from tournaments.models import (
+    Bot,
+    BotVersion,
+    Ladder,
+    Match,
+    Rating,
+    RatingHistory,
+    Seat,
+    Tournament,
+)
 from tournaments.schedule import schedule
 from tournaments.standings import refresh_table
 from tournaments.units import placings, stored_units
@@ -178,6 +187,26 @@ def resume_tournament(tournament_id: int) -> Tournament:
     return tournament
 
 
+# The ladder (tournaments.ladder makes its matches inside the dispatcher).
+
+
+@transaction.atomic
+def pause_ladder(game: str, paused: bool = True) -> Ladder:
+    """Pause (or resume) ``game``'s ladder. Pausing cancels its matches not yet started
+    (a running one finishes); either way the freed or reopened slots are filled again."""
+    if game not in GAMES:
+        raise ServiceError(f"no game {game!r}; the games are {', '.join(sorted(GAMES))}")
+    row = ladder.ladder_of(game)
+    Ladder.objects.filter(pk=row.pk).update(paused=paused, updated_at=timezone.now())
+    if paused:
+        row.matches.filter(status=Match.Status.QUEUED).update(
+            status=Match.Status.CANCELLED, sent_at=None, lease_expires_at=None
+        )
+    dispatch.dispatch_after_commit()
+    row.refresh_from_db()
+    return row
+
+
 def _locked_tournament(tournament_id: int, allowed: list[str], otherwise: str) -> Tournament:
     """The tournament, locked until the transaction ends, if its status is ``allowed``;
     else a ServiceError saying its status, then ``otherwise``."""
@@ -195,11 +224,17 @@ def enqueue_matches(matches: Iterable[Match]) -> None:
 
 def _enqueue(matches: Iterable[Match]) -> None:
     """Send queued matches on after commit: a tournament's wait for the dispatcher's
-    slots, a quick match goes straight to the interactive queue."""
+    slots, a quick match goes straight to the interactive queue, a ladder match back to
+    its slot."""
     matches = list(matches)
     if any(match.tournament_id is not None for match in matches):
         dispatch.dispatch_after_commit()
-    dispatch.send([m for m in matches if m.tournament_id is None], dispatch.INTERACTIVE)
+    quick = [m for m in matches if m.tournament_id is None and m.ladder_id is None]
+    dispatch.send(quick, dispatch.INTERACTIVE)
+    # A ladder match given back keeps its slot: sent again at once, counted in flight.
+    again = [m for m in matches if m.ladder_id is not None]
+    Match.objects.filter(pk__in=[m.pk for m in again]).update(sent_at=timezone.now())
+    dispatch.send(again, dispatch.TOURNAMENTS)
 
 
 def _close_if_complete(tournament_id: int | None) -> None:
@@ -214,6 +249,7 @@ def _count_done(match: Match) -> None:
     if match.tournament_id is not None:
         Tournament.objects.filter(pk=match.tournament_id).update(matches_done=F("matches_done") + 1)
         _close_if_complete(match.tournament_id)
+    if match.tournament_id is not None or match.ladder_id is not None:
         dispatch.dispatch_after_commit()  # its slot is free
 
 

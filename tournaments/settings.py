@@ -198,6 +198,28 @@ if MATCH_BUDGET_CAP_SECONDS + 2 * MATCH_BUDGET_GRACE_SECONDS >= CELERY_VISIBILIT
         f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT}"
     )
 
+# The continuous ladder (tournaments.ladder, docs/ladder.md): off unless LADDER_ENABLED
+# (scripts/run, .env.example and docker-compose turn it on). It plays in the tournament slots
+# that no waiting tournament match gets, at most LADDER_SLOTS at once; beat looks every
+# LADDER_INTERVAL_SECONDS; a bot whose rating deviation is at most LADDER_TARGET_DEVIATION
+# Elo is settled (it still plays as an opponent of unsettled bots).
+LADDER_ENABLED = env_bool("LADDER_ENABLED", False)
+LADDER_SLOTS = env_int("LADDER_SLOTS", 1)
+LADDER_INTERVAL_SECONDS = env_float("LADDER_INTERVAL_SECONDS", 15.0)
+LADDER_TARGET_DEVIATION = env_float("LADDER_TARGET_DEVIATION", 50.0)
+for _name, _value in [
+    ("LADDER_SLOTS", LADDER_SLOTS),
+    ("LADDER_INTERVAL_SECONDS", LADDER_INTERVAL_SECONDS),
+    ("LADDER_TARGET_DEVIATION", LADDER_TARGET_DEVIATION),
+]:
+    if _value < 0 or (_name == "LADDER_INTERVAL_SECONDS" and _value == 0):
+        raise SettingError(f"{_name}={_value}: must not be negative (the interval positive)")
+if LADDER_ENABLED:
+    CELERY_BEAT_SCHEDULE["ladder"] = {
+        "task": "tournaments.tasks.ladder_tick",
+        "schedule": LADDER_INTERVAL_SECONDS,
+    }
+
 # Per-user quotas (tournaments.quotas, docs/deploy.md): matches waiting to be played (queued
 # or running) over all the user's tournaments, tournaments running at once, quick matches
 # and new bot versions an hour. Refused with 429 and Retry-After (API) or a form message.

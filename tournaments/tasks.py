@@ -201,6 +201,14 @@ def reap_matches() -> dict[str, int]:
     return counts
 
 
+@shared_task(acks_late=True)
+def ladder_tick() -> int:
+    """Periodic (beat, when LADDER_ENABLED): fill the free slots, the ladder's share
+    included (a new version accepted, ratings settled or unsettled, a ladder resumed).
+    Returns how many matches were sent."""
+    return len(dispatch.dispatch())
+
+
 @worker_ready.connect
 def remove_leftover_containers(**_: Any) -> None:
     """Containers of matches that a dead worker on this host left behind are removed."""

@@ -1,0 +1,216 @@
+"""The continuous ladder per game: every accepted bot keeps playing until its rating is known.
+
+The entrants of a game's ladder are the latest accepted, unretired version of each unretired
+bot of that game: a new version replaces the old one at once (the old keeps its matches
+and the bot its rating), a retired bot or version stops. Which tables play next is
+``tournaments.matchmaking.choose`` (pure; the rule is in its docstring and in
+docs/ladder.md), fed with each entrant's global rating and its ``uncertainty``.
+
+The ladder plays in the tournament slots (tournaments.dispatch): only in a slot that no
+waiting tournament match gets, and at most LADDER_SLOTS at once; a bot sits at most one
+ladder table at a time. ``dispatch`` fills the slots whenever a match ends and from
+Celery beat every LADDER_INTERVAL_SECONDS (``tasks.ladder_tick``), so a new upload is
+playing as soon as its check accepts it and a slot is free. Ladder matches are rated,
+with the standard clocks and duplicate deals (the calibration study: they save a third
+to three quarters of the games needed to separate two bots in all three games).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import Count, Max, QuerySet
+from django.utils import timezone
+
+from judge.games import GAMES, game_class
+from tournaments import matchmaking
+from tournaments.clocks import standard_time_control
+from tournaments.models import BotVersion, Ladder, Match, Rating, Seat
+from tournaments.skill import START_DEVIATION
+
+#: The deviation of a bot nothing is known about (Elo points): the rating's own start.
+PRIOR_DEVIATION = START_DEVIATION
+#: A match in flight or waiting to be played.
+ACTIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
+
+Player = matchmaking.Player[int]  # keyed by bot version id
+
+
+def uncertainty(rating: Rating | None, version_matches: int | None = None) -> float:
+    """The standard deviation (Elo points) of a bot's rating, as the scheduler sees it.
+
+    The global rating's own ``deviation`` (tournaments.skill: per comparison unit, from
+    the data). A new version is at least as uncertain as its own count of rated matches
+    says (``stand_in``), so it plays first even when its bot's rating is well known.
+    """
+    if rating is None:
+        return PRIOR_DEVIATION
+    own = stand_in(version_matches) if version_matches is not None else 0.0
+    return max(float(rating.deviation), own)
+
+
+def stand_in(matches: int) -> float:
+    """The deviation after ``matches`` near-even units (Fisher information c²/4 each):
+    what a version's own matches alone would tell (105 after 10, 49 after 50)."""
+    per_unit = matchmaking.C**2 / 4.0
+    return 1.0 / math.sqrt(1.0 / PRIOR_DEVIATION**2 + matches * per_unit)
+
+
+def ladder_of(game: str) -> Ladder:
+    ladder, _ = Ladder.objects.get_or_create(game=game)
+    return ladder
+
+
+def entrants(game: str) -> list[BotVersion]:
+    """The latest accepted, unretired version of each unretired bot of ``game``."""
+    eligible = BotVersion.objects.filter(
+        bot__game=game,
+        bot__retired=False,
+        status=BotVersion.Status.ACCEPTED,
+        retired=False,
+    )
+    latest: dict[int, int] = {}
+    for version_id, bot_id in eligible.order_by("bot_id", "number").values_list("id", "bot_id"):
+        latest[bot_id] = version_id
+    return list(
+        BotVersion.objects.filter(pk__in=latest.values()).select_related("bot").order_by("id")
+    )
+
+
+def ladder_matches() -> QuerySet[Match]:
+    return Match.objects.filter(ladder__isnull=False)
+
+
+def in_flight() -> int:
+    """Ladder matches sent or running (the share of the slots they hold)."""
+    return ladder_matches().filter(status__in=ACTIVE).count()
+
+
+def players(versions: Sequence[BotVersion]) -> list[Player]:
+    """The scheduler's view of these versions: rating, uncertainty, matches played."""
+    bots = [v.bot_id for v in versions]
+    rows = {r.bot_id: r for r in Rating.objects.filter(bot_id__in=bots)}
+    played = dict(
+        Seat.objects.filter(
+            version__in=versions, match__status=Match.Status.DONE, match__rated=True
+        )
+        .values("version")
+        .annotate(n=Count("match", distinct=True))
+        .values_list("version", "n")
+        .order_by()
+    )
+    result = []
+    for version in versions:
+        rating = rows.get(version.bot_id)
+        own = played.get(version.pk, 0)
+        mu = rating.elo if rating is not None else 1500.0
+        result.append(matchmaking.Player(version.pk, mu, uncertainty(rating, own), own))
+    return result
+
+
+def busy_versions(game: str) -> set[int]:
+    """Versions of ``game`` seated at a ladder match not over yet (one table at a time)."""
+    active = ladder_matches().filter(game=game, status__in=ACTIVE)
+    return set(Seat.objects.filter(match__in=active).values_list("version_id", flat=True))
+
+
+def table_size(ladder: Ladder, entrant_count: int) -> int:
+    """The ladder's table size (the game's default), smaller only when there are fewer
+    entrants and the game allows it; 0 when not even its smallest table fills."""
+    engine = game_class(ladder.game)
+    size = min(ladder.table_size or engine.default_players, engine.max_players, entrant_count)
+    return size if size >= engine.min_players else 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a game's ladder would play next, and why (``manage.py ladder plan``)."""
+
+    game: str
+    size: int
+    picks: list[matchmaking.Pick[int]]
+    entrants: int
+    busy: int
+    note: str = ""
+
+
+def plan(game: str, tables: int) -> Plan:
+    """The next ``tables`` tables of ``game``'s ladder (nothing is written but its row)."""
+    ladder = ladder_of(game)
+    versions = entrants(game)
+    size = table_size(ladder, len(versions))
+    busy = busy_versions(game)
+    if ladder.paused:
+        return Plan(game, size, [], len(versions), len(busy), "paused")
+    if not size:
+        return Plan(game, size, [], len(versions), len(busy), "too few entrants for a table")
+    free = [p for p in players(versions) if p.key not in busy]
+    units = ladder.deals
+    picks = matchmaking.choose(free, size, tables, units, settings.LADDER_TARGET_DEVIATION)
+    note = "" if picks else "every free entrant's rating is settled"
+    return Plan(game, size, picks, len(versions), len(busy), note)
+
+
+def fill(free: int) -> list[Match]:
+    """Make up to ``free`` ladder matches (within LADDER_SLOTS), marked sent; the caller
+    (dispatch, under its lock) sends them. Games take turns, one table each."""
+    if not settings.LADDER_ENABLED:
+        return []
+    free = min(free, settings.LADDER_SLOTS - in_flight())
+    if free <= 0:
+        return []
+    plans = [plan(game, free) for game in games_in_turn()]
+    made: list[Match] = []
+    for round_ in range(free):
+        for game_plan in plans:
+            if len(made) < free and round_ < len(game_plan.picks):
+                made.append(create(game_plan.game, game_plan.picks[round_]))
+    return made
+
+
+def games_in_turn() -> list[str]:
+    """The games, the one whose ladder made its newest match longest ago first."""
+    newest = dict(
+        ladder_matches().values("game").annotate(n=Max("id")).values_list("game", "n").order_by()
+    )
+    return sorted(GAMES, key=lambda game: (newest.get(game, 0), game))
+
+
+def create(game: str, pick: matchmaking.Pick[int]) -> Match:
+    """Store one ladder match of ``pick`` (seats shuffled by its secret seed), sent now."""
+    ladder = ladder_of(game)
+    engine = game_class(game)
+    chosen = engine.checked_settings(None, players=len(pick.seats))
+    seed = secrets.randbits(62)
+    now = timezone.now()
+    match = Match.objects.create(
+        ladder=ladder,
+        game=game,
+        variant=chosen.variant,
+        options=chosen.options,
+        games=ladder.deals,
+        duplicate=ladder.duplicate,
+        rated=True,
+        seed=seed,
+        time_control=standard_time_control(game),
+        enqueued_at=now,
+        sent_at=now,
+    )
+    order = [p.key for p in pick.seats]
+    random.Random(seed).shuffle(order)
+    versions = BotVersion.objects.in_bulk(order)
+    Seat.objects.bulk_create(
+        Seat(match=match, index=i, version=versions[key]) for i, key in enumerate(order)
+    )
+    return match
+
+
+def recent(game: str | None = None, limit: int = 20) -> Iterable[Match]:
+    """The latest ladder matches (of ``game``), newest first."""
+    rows = ladder_matches() if game is None else ladder_matches().filter(game=game)
+    return rows.order_by("-id")[:limit]
