@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0008_global_rating_per_unit"),
+        ("tournaments", "0009_seat_log_games"),
     ]
 
     operations = [
