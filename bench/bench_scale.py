@@ -9,9 +9,13 @@ ran, and the ratio big/small of the p95; then recording a result (services.finis
 and the lease reaper the same way, this process's memory across the requests, and bytes
 stored per match (database rows, and replay files per game, gzipped).
 
-Run: ``python -m bench.bench_scale [--matches N] [--baseline N] [--runs R]``
-(``--matches 50000`` for a quick run). Needs the PostgreSQL server of scripts/bootstrap;
-the two scratch databases are dropped at the end.
+Run: ``python -m bench.bench_scale [--matches N] [--baseline N] [--runs R] [--keep]
+[--only WORD]`` (``--matches 50000`` for a quick run). Needs the PostgreSQL server of
+scripts/bootstrap; the two scratch databases are dropped at the end, unless ``--keep``:
+then they are named for their size (``bench_scale_keep_N``), left in place with their
+replay files (var/bench-scale/), and a later ``--keep`` run migrates and reuses them
+instead of seeding again (``--drop`` drops kept ones). ``--only`` measures only the
+requests whose name holds WORD (repeatable).
 """
 
 from __future__ import annotations
@@ -171,6 +175,11 @@ def resident_mb() -> float:
     return float("nan")
 
 
+def load_average() -> str:
+    """The machine's load average (1, 5, 15 minutes): the measurements' noise."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def random_player(game: str, seat: int) -> Any:
     from judge.bots import house_policy
     from judge.players import PolicyChannel
@@ -191,54 +200,87 @@ def storage_bytes(matches: int) -> float:
     return float(total) / matches
 
 
+#: Where kept databases' replay files live (beside the databases named for their size).
+KEPT_REPLAYS = Path(__file__).resolve().parent.parent / "var" / "bench-scale"
+
+
+def kept_name(size: int) -> str:
+    return f"bench_scale_keep_{size}"
+
+
 @contextmanager
-def scratch_databases(sizes: Sequence[int]) -> Iterator[list[str]]:
-    """A fresh, migrated database per size (dropped at the end); their names."""
+def scratch_databases(sizes: Sequence[int], keep: bool = False) -> Iterator[list[str]]:
+    """A migrated database per size; their names. Fresh and dropped at the end, or with
+    ``keep`` named for the size, reused if there (migrated to the code's models) and kept."""
     from django.db import connection
 
     original = connection.settings_dict["NAME"]
     made = []
     try:
         for size in sizes:
-            connection.settings_dict["TEST"]["NAME"] = f"bench_scale_{os.getpid()}_{size}"
-            made.append(connection.creation.create_test_db(verbosity=0, autoclobber=True))
+            name = kept_name(size) if keep else f"bench_scale_{os.getpid()}_{size}"
+            connection.settings_dict["TEST"]["NAME"] = name
+            made.append(
+                connection.creation.create_test_db(
+                    verbosity=0, autoclobber=True, keepdb=keep, serialize=False
+                )
+            )
         yield made
     finally:
-        for name in made:
+        for name in made if not keep else []:
             use_database(name)
             connection.creation.destroy_test_db(original, verbosity=0)
+        if keep:
+            use_database(original)
+
+
+def drop_kept(sizes: Sequence[int]) -> None:
+    """Drop the kept databases of these sizes (those that exist)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for size in sizes:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{kept_name(size)}"')
+            print(f"dropped {kept_name(size)} (if it was there)")
 
 
 def seeded(matches: int, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Seed the current database with ``matches`` matches; facts the requests need."""
+    """Seed the current database with ``matches`` matches (unless a kept run already did);
+    facts the requests need."""
     from django.contrib.auth.models import User
 
     from bench._bigsite import Shape, seed
     from tournaments import replay_store
-    from tournaments.models import Match
+    from tournaments.models import Match, Rating, Replay
 
-    started = time.perf_counter()
-    facts = seed(Shape(matches))
-    print(f"seeded {matches} matches in {time.perf_counter() - started:.0f} s", flush=True)
-    facts["bytes_per_match"] = storage_bytes(matches)
-    User.objects.create_superuser("bench-admin", password="bench admin password")
+    if User.objects.filter(username="bench-admin").exists():
+        print(f"reusing the kept database of {matches} matches", flush=True)
+    else:
+        started = time.perf_counter()
+        seed(Shape(matches))
+        print(f"seeded {matches} matches in {time.perf_counter() - started:.0f} s", flush=True)
+        User.objects.create_superuser("bench-admin", password="bench admin password")
+    busiest = Rating.objects.order_by("-matches", "bot_id").values_list("bot_id", flat=True)[0]
+    facts: dict[str, Any] = {"busiest_bot": busiest, "bytes_per_match": storage_bytes(matches)}
     facts["record"] = records["oceans11"]
-    last = Match.objects.filter(game="bigtwo").order_by("-id").values_list("id", flat=True)
-    facts["replayed_match"] = last[0]
-    replay_store.stored_replay(last[0], records["bigtwo"]).save()
-    busy = Match.objects.filter(game="oceans11").order_by("-id").first()
-    assert busy is not None
+    last = Match.objects.filter(game="bigtwo", tournament__isnull=False).order_by("-id")
+    facts["replayed_match"] = last.values_list("id", flat=True)[0]
+    Replay.objects.filter(match_id=facts["replayed_match"]).delete()
+    replay_store.stored_replay(facts["replayed_match"], records["bigtwo"]).save()
+    busy = Match.objects.filter(game="oceans11", tournament__isnull=False).order_by("-id")[0]
     facts["busy_pair"] = [s.bot_id for s in busy.seats.order_by("index")]
     return facts
 
 
-def measure(sizes: tuple[int, int], runs: int) -> tuple[list[dict[str, Figure]], dict[str, Any]]:
+def measure(
+    sizes: tuple[int, int], runs: int, keep: bool, only: Sequence[str]
+) -> tuple[list[dict[str, Figure]], dict[str, Any]]:
     """Figures of every request at each size (requests taking turns between the two
     databases), and the facts of the big one."""
     from tournaments import services
 
     records = sample_records()
-    with scratch_databases(sizes) as names:
+    with scratch_databases(sizes, keep) as names:
         facts, calls = [], []
         for name, size in zip(names, sizes, strict=True):
             use_database(name)
@@ -250,6 +292,8 @@ def measure(sizes: tuple[int, int], runs: int) -> tuple[list[dict[str, Figure]],
         memory = resident_mb()
         figures: list[dict[str, Figure]] = [{}, {}]
         for request in calls[0]:
+            if only and not any(word in request for word in only):
+                continue
             turns = {name: found[request] for name, found in zip(names, calls, strict=True)}
             pair = timed(turns, runs)
             for i, name in enumerate(names):
@@ -288,6 +332,9 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=500_000)
     parser.add_argument("--baseline", type=int, default=5_000)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--keep", action="store_true", help="keep (or reuse) the databases")
+    parser.add_argument("--drop", action="store_true", help="drop kept databases and stop")
+    parser.add_argument("--only", action="append", default=[], help="requests named so")
     args = parser.parse_args()
     configure("bench_scale", broker="", sandbox="local")
     from django.conf import settings
@@ -295,10 +342,15 @@ def main() -> None:
     settings.ALLOWED_HOSTS = ["testserver"]  # Django's test client, in this process
     settings.DEBUG = False  # as served: no query log kept in memory
     sizes = (args.baseline, args.matches)
+    if args.drop:
+        drop_kept(sizes)
+        return
+    print(f"load average at the start: {load_average()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-scale-replays-") as folder:
-        settings.REPLAY_ROOT = Path(folder)
-        (small, big), facts = measure(sizes, args.runs)
+        settings.REPLAY_ROOT = KEPT_REPLAYS if args.keep else Path(folder)
+        (small, big), facts = measure(sizes, args.runs, args.keep, args.only)
     report(small, big, sizes)
+    print(f"load average at the end: {load_average()}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     before, after = facts["memory"]
     print(f"\nresident memory across all requests: {before:.0f} -> {after:.0f} MB")

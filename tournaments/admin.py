@@ -2,8 +2,10 @@
 
 At a big site's size (hundreds of thousands of matches) every list page joins what it
 shows (list_select_related: no query per row), foreign keys are raw id fields (a select
-box would load every bot version), searches look up indexed columns exactly, and no page
-counts the whole table (show_full_result_count).
+box would load every bot version), searches look up indexed columns exactly, no page
+counts the whole table (show_full_result_count, and the paginator counts at most
+COUNT_CAP rows), and the game filter offers the registry's games instead of asking the
+table for its distinct values. So a list page costs the same at any size.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.functional import cached_property
 
+from judge import games as registry
 from tournaments import services
 from tournaments.models import (
     Bot,
@@ -26,19 +31,59 @@ from tournaments.models import (
     Tournament,
 )
 
+#: Rows a list page counts at most: past it the page says "more than" this many, and
+#: offers pages up to it (filters and searches find anything further).
+COUNT_CAP = 10_000
+
+
+class CappedPaginator(Paginator):
+    """Counts at most COUNT_CAP + 1 rows (one bounded index range), never the table.
+
+    ``capped`` tells the pagination template to say "more than" (see
+    templates/admin/tournaments/pagination.html).
+    """
+
+    @cached_property
+    def count(self) -> int:
+        rows = self.object_list
+        if not isinstance(rows, QuerySet):
+            return len(rows)
+        return rows.order_by()[: COUNT_CAP + 1].count()
+
+    @property
+    def capped(self) -> bool:
+        return self.count > COUNT_CAP
+
+
+class GameFilter(admin.SimpleListFilter):
+    """The game, from the game registry. Django's filter on a plain field lists the
+    column's values with SELECT DISTINCT over the whole table on every list page (60 ms
+    at 500,000 matches, 1.5 million rating changes, and growing with them)."""
+
+    title = "game"
+    parameter_name = "game"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return registry.choices()
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        return queryset.filter(game=value) if value else queryset
+
 
 class BigTableAdmin(admin.ModelAdmin):
     """Settings every list of a large table shares."""
 
     show_full_result_count = False
     list_per_page = 50
+    paginator = CappedPaginator
 
 
 @admin.register(Bot)
 class BotAdmin(BigTableAdmin):
     list_display = ("name", "game", "owner", "house_policy", "retired", "created_at")
     list_select_related = ("owner",)
-    list_filter = ("game", "retired")
+    list_filter = (GameFilter, "retired")
     search_fields = ("=name", "=owner__username")
     raw_id_fields = ("owner",)
 
@@ -70,7 +115,7 @@ class SeatInline(admin.TabularInline):
 class TournamentAdmin(BigTableAdmin):
     list_display = ("name", "game", "status", "matches_done", "matches_total", "created_at")
     list_select_related = ("owner",)
-    list_filter = ("game", "status")
+    list_filter = (GameFilter, "status")
     search_fields = ("=name",)
     raw_id_fields = ("owner", "participants")
 
@@ -104,7 +149,8 @@ class LadderAdmin(admin.ModelAdmin):
 class MatchAdmin(BigTableAdmin):
     list_display = ("id", "tournament", "ladder", "number", "game", "status", "attempt", "worker")
     list_select_related = ("tournament", "ladder")
-    list_filter = ("status", "game")
+    list_filter = ("status", GameFilter)
+    ordering = ("-id",)  # newest first, along the (game, id) and (status, id) indexes
     search_fields = ("=id", "=tournament__name")
     inlines = (SeatInline,)
     raw_id_fields = ("tournament", "ladder")
@@ -126,7 +172,7 @@ class SeatAdmin(BigTableAdmin):
 class RatingAdmin(BigTableAdmin):
     list_display = ("bot", "game", "elo", "matches", "wins", "draws", "losses", "updated_at")
     list_select_related = ("bot",)
-    list_filter = ("game",)
+    list_filter = (GameFilter,)
     search_fields = ("=bot__name",)
     raw_id_fields = ("bot",)
 
@@ -135,7 +181,8 @@ class RatingAdmin(BigTableAdmin):
 class RatingHistoryAdmin(BigTableAdmin):
     list_display = ("bot", "match", "seq", "game", "before", "after", "created_at")
     list_select_related = ("bot", "match")
-    list_filter = ("game",)
+    ordering = ("-id",)
+    list_filter = (GameFilter,)
     search_fields = ("=bot__name",)
     raw_id_fields = ("bot", "match")
 

@@ -10,6 +10,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tests.tournaments.test_api_queries import anchor, make_rows
+from tournaments import admin
 from tournaments.models import Match
 
 PAGES = [
@@ -52,3 +53,21 @@ def test_admin_lists_cost_the_same_for_few_and_many_rows(db: None, settings: Any
     assert costs(client) == few
     page = client.get("/admin/tournaments/match/").content.decode()
     assert page.count('<th class="field-id"') >= 12  # the rows were listed
+
+
+def test_admin_lists_filter_by_the_registrys_games_and_stop_counting_at_the_cap(
+    db: None, settings: Any, monkeypatch: Any
+) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    client = Client()
+    client.force_login(User.objects.create_superuser("admin", password="long enough password"))
+    Match.objects.bulk_create(Match(game="oceans11") for _ in range(3))
+    Match.objects.create(game="fifteen35")
+    page = client.get("/admin/tournaments/match/").content.decode()
+    assert "?game=bigtwo" in page  # offered though no match plays it: from the registry
+    assert "4 matches" in page
+    only = client.get("/admin/tournaments/match/?game=fifteen35").content.decode()
+    assert "1 match" in only and only.count('<th class="field-id"') == 1
+    monkeypatch.setattr(admin, "COUNT_CAP", 2)
+    capped = client.get("/admin/tournaments/match/").content.decode()
+    assert "more than 2 matches" in capped

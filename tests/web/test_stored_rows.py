@@ -99,3 +99,33 @@ def test_web_lists_go_by_key_and_deep_pages_cost_what_the_first_does(
     back = client.get(reverse("web:tournaments") + f"?before={made[0]}").context["page"]
     assert [t.pk for t in back] == made[2:0:-1] and back.newer == made[2]
     assert client.get(reverse("web:tournaments") + "?after=junk").status_code == 200
+
+
+def test_the_leaderboard_trend_is_each_bots_last_ten_ratings() -> None:
+    owner = make_user("owner")
+    long_bot = services.create_bot(owner, "oceans11", "veteran")
+    short_bot = services.create_bot(owner, "oceans11", "newcomer")
+    matches = Match.objects.bulk_create(Match(game="oceans11") for _ in range(25))
+    for bot, count, step in ((long_bot, 25, 2.0), (short_bot, 3, -1.5)):
+        RatingHistory.objects.bulk_create(
+            RatingHistory(
+                bot=bot,
+                match=m,
+                game="oceans11",
+                seq=n,
+                before=1500 + step * (n - 1),
+                after=1500 + step * n,
+            )
+            for n, m in enumerate(matches[:count], start=1)
+        )
+        Rating.objects.create(bot=bot, game="oceans11", elo=1500 + step * count, matches=count)
+    found = stats.trends({long_bot.pk: 25, short_bot.pk: 3, 10**6: 0})
+    assert found[long_bot.pk].points == [1500 + 2.0 * n for n in range(15, 26)]
+    assert found[short_bot.pk].points == [1500, 1498.5, 1497, 1495.5]
+    assert found[long_bot.pk].change == 20 and 10**6 not in found
+    page = Client().get(reverse("web:leaderboard", args=["oceans11"])).content.decode()
+    first, second = page.index("veteran"), page.index("newcomer")
+    assert first < second  # 1550 before 1495.5
+    assert ">1550</strong>" in page and ">1496</strong>" in page  # rounded half up
+    assert 'class="up">+20<' in page and 'class="down">-5<' in page  # -4.5, half away from zero
+    assert f'href="{reverse("web:bot", args=[long_bot.pk])}"' in page

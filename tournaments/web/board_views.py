@@ -13,19 +13,34 @@ from django.utils.safestring import SafeString
 from judge import games as registry
 from judge.games import GAMES
 from tournaments.models import Bot, BotVersion, Rating, Tournament
-from tournaments.web import charts, docs, stats
+from tournaments.web import charts, docs, stats, text
 from tournaments.web.keyset import requested_key
+from tournaments.web.links import link_for
 
 LEADERBOARD_ROWS = 200
 
 
 @dataclass(frozen=True)
 class Row:
+    """One line of a leaderboard, its figures and link written out in the view: at 200
+    lines, ``floatformat``, localized integers and ``{% url %}`` in the template cost
+    more than the page's queries (keep the template to placing these strings)."""
+
     place: int
+    place_text: str
     rating: Rating
     interval: float | None
     trend: stats.Trend
     spark: SafeString
+    link: str
+    name: str
+    owner: str  # "" for a house bot
+    elo: str
+    plus_minus: str  # the interval's half-width, "" without one
+    matches: str
+    record: str  # wins/draws/losses
+    change: str  # of the trend, with its sign
+    rising: bool
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -67,11 +82,11 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
     more = found[LEADERBOARD_ROWS - 1] if len(found) > LEADERBOARD_ROWS else None
     found = found[:LEADERBOARD_ROWS]
     trends = stats.trends({rating.bot_id: rating.matches for rating in found})
-    rows = []
-    for place, rating in enumerate(found, start=start + 1):
-        trend = trends.get(rating.bot_id, stats.Trend())
-        spark = charts.sparkline(trend.points, f"last ratings of {rating.bot.name}")
-        rows.append(Row(place, rating, stats.interval(rating.pairs), trend, spark))
+    link = link_for("web:bot")
+    rows = [
+        board_row(place, rating, trends.get(rating.bot_id, stats.Trend()), link(rating.bot_id))
+        for place, rating in enumerate(found, start=start + 1)
+    ]
     context = {
         "game": game,
         "title": registry.title(game),
@@ -81,6 +96,27 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
         "has_rules": docs.rules_file(game) is not None,
     }
     return render(request, "web/leaderboard.html", context)
+
+
+def board_row(place: int, rating: Rating, trend: stats.Trend, link: str) -> Row:
+    interval = stats.interval(rating.pairs)
+    return Row(
+        place=place,
+        place_text=str(place),
+        rating=rating,
+        interval=interval,
+        trend=trend,
+        spark=charts.sparkline(trend.points, f"last ratings of {rating.bot.name}"),
+        link=link,
+        name=rating.bot.name,
+        owner=rating.bot.owner.username if rating.bot.owner else "",
+        elo=text.whole(rating.elo),
+        plus_minus=text.whole(interval) if interval else "",
+        matches=str(rating.matches),
+        record=f"{rating.wins}/{rating.draws}/{rating.losses}",
+        change=text.signed_whole(trend.change),
+        rising=trend.change >= 0,
+    )
 
 
 def board_range(request: HttpRequest, game: str) -> tuple[QuerySet[Rating], int]:

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db import connection
 
 from tournaments import ratings
 from tournaments.models import RatingHistory
@@ -46,24 +46,33 @@ def trends(counts: Mapping[int, int], points: int = TREND_POINTS) -> dict[int, T
     """The last ``points`` ratings of each bot (its rating before them first), given each
     bot's count of rated matches.
 
-    One index range (bot, seq) per bot, spelled out so that the planner cannot read a
-    long history instead: the rows numbered among the bot's last ``points`` matches.
+    One query: the wanted (bot, seq) pairs as a VALUES list joined on the (bot, seq)
+    index, so each row is one index lookup whatever the history's length. (A range per
+    bot, ``seq > matches - points``, lets PostgreSQL's planner misjudge it and read the
+    whole table; and 200 ORed conditions cost the ORM 12 ms to build.)
     """
-    if not counts:
+    wanted = [
+        (int(bot_id), seq)
+        for bot_id, matches in counts.items()
+        for seq in range(max(1, matches - points + 1), matches + 1)
+    ]
+    if not wanted:
         return {}
-    ranges = Q()
-    for bot_id, matches in counts.items():
-        ranges |= Q(bot_id=bot_id, seq__gt=matches - points)
-    latest = (
-        RatingHistory.objects.filter(ranges)
-        .order_by("bot_id", "seq")
-        .values_list("bot_id", "before", "after")
+    table = connection.ops.quote_name(RatingHistory._meta.db_table)
+    # Only integers made here go into the text (int() above): nothing a user sent.
+    values = ", ".join(f"({bot_id}, {seq})" for bot_id, seq in wanted)
+    query = (
+        f"WITH wanted (bot, seq) AS (VALUES {values}) "
+        f"SELECT h.bot_id, h.before, h.after FROM wanted JOIN {table} h "
+        "ON h.bot_id = wanted.bot AND h.seq = wanted.seq ORDER BY h.bot_id, h.seq"
     )
-    table: dict[int, Trend] = {}
-    for bot_id, before, after in latest:
-        trend = table.setdefault(bot_id, Trend([before]))
-        trend.points.append(after)
-    return table
+    found: dict[int, Trend] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(query)
+        for bot_id, before, after in cursor.fetchall():
+            trend = found.setdefault(bot_id, Trend([before]))
+            trend.points.append(after)
+    return found
 
 
 def sample_numbers(total: int, points: int) -> list[int]:
