@@ -42,17 +42,23 @@ def configure(bench: str, broker: str, sandbox: str) -> None:
 
 
 @contextmanager
-def scratch_database() -> Iterator[str]:
-    """A fresh, migrated database for this run (dropped at the end); its URL."""
+def scratch_database(keep: str = "") -> Iterator[str]:
+    """A fresh, migrated database for this run (dropped at the end); its URL. With
+    ``keep``, the database of that name instead: reused (migrated) if there, and kept."""
     from django.db import connection
 
     original = connection.settings_dict["NAME"]
-    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    if keep:
+        connection.settings_dict["TEST"]["NAME"] = keep
+    name = connection.creation.create_test_db(
+        verbosity=0, autoclobber=True, serialize=False, keepdb=bool(keep)
+    )
     db = connection.settings_dict
     try:
         yield f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{name}"
     finally:
-        connection.creation.destroy_test_db(original, verbosity=0)
+        if not keep:
+            connection.creation.destroy_test_db(original, verbosity=0)
 
 
 @contextmanager

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from tournaments import ratings, units
 from tournaments.models import BotVersion, Match, Seat, Tournament, TournamentTable
@@ -39,7 +40,7 @@ def tournament_table(tournament: Tournament) -> Table:
     result newer than it is in flight (it is at most a moment behind) and never fits.
     A finished or cancelled tournament's table is always current: refitted if stale.
     """
-    versions = {v.pk: v for v in tournament.participants.select_related("bot")}
+    versions = {v.pk: v for v in entrants(tournament)}
     cached = TournamentTable.objects.filter(tournament=tournament).first()
     if cached is not None:
         if tournament.status == Tournament.Status.RUNNING:
@@ -50,11 +51,17 @@ def tournament_table(tournament: Tournament) -> Table:
     return _refit(tournament, versions)
 
 
+def entrants(tournament: Tournament) -> QuerySet[BotVersion]:
+    """The tournament's versions with their bots, without their code and check reports
+    (up to 64 entrants' code would be read on every poll of the page)."""
+    return tournament.participants.select_related("bot").defer("code", "check_report")
+
+
 def refresh_table(tournament_id: int) -> None:
     """Fit the tournament's table again and cache it (after a result is stored)."""
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is not None:
-        _refit(tournament, {v.pk: v for v in tournament.participants.select_related("bot")})
+        _refit(tournament, {v.pk: v for v in entrants(tournament)})
 
 
 def _refit(tournament: Tournament, versions: dict[int, BotVersion]) -> Table:

@@ -104,6 +104,7 @@ def test_pages_cost_the_same_queries_for_few_and_many_rows() -> None:
     }
     before = {name: queries(client, path) for name, path in pages.items()}
     small_page = queries(client, reverse("web:tournament", args=[small.pk]))
+    small_live = queries(client, reverse("web:tournament", args=[small.pk]) + "?part=live")
     match = Match.objects.filter(tournament=small).first()
     small_match = queries(client, reverse("web:match", args=[match.pk]))  # type: ignore[union-attr]
 
@@ -112,6 +113,7 @@ def test_pages_cost_the_same_queries_for_few_and_many_rows() -> None:
     after = {name: queries(client, path) for name, path in pages.items()}
     assert after == before
     assert queries(client, reverse("web:tournament", args=[big.pk])) == small_page
+    assert queries(client, reverse("web:tournament", args=[big.pk]) + "?part=live") == small_live
     match = Match.objects.filter(tournament=big).first()
     assert queries(client, reverse("web:match", args=[match.pk])) == small_match  # type: ignore[union-attr]
 

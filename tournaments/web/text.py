@@ -10,6 +10,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 
 ONE = Decimal(1)
+TENTH = Decimal("0.1")
 
 
 def whole(value: float) -> str:
@@ -24,5 +25,9 @@ def signed_whole(value: float) -> str:
 
 
 def at_most_one_decimal(value: float) -> str:
-    """Like ``floatformat:"-1"``: no decimals for a whole number, else one."""
-    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
+    """``value|floatformat:"-1"``: no decimals for a whole number, else one (half up)."""
+    exact = Decimal(repr(float(value)))
+    if exact == exact.to_integral_value():
+        return whole(value)
+    rounded = exact.quantize(TENTH, rounding=ROUND_HALF_UP)
+    return "0.0" if rounded == 0 else str(rounded)
