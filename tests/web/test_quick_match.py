@@ -12,8 +12,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from tests.web.conftest import Visit, make_user, quick_bot
-from tests.web.signin import log_in
+from tests.web.conftest import Visit, log_in, make_user, quick_bot
 from tournaments import tasks
 from tournaments.models import Match
 
@@ -47,7 +46,7 @@ def test_the_owner_plays_a_quick_match_follows_it_and_replays_it(
     page.get_by_label("Opponent 1").select_option(label="house: greedy")
     page.get_by_label("Opponent 2").select_option(label="bob-bot v1 (bob)")
     page.get_by_label("Games").fill("2")
-    visit.shot("quick-form")
+    visit.check("quick-form")
     page.get_by_role("button", name="Start the quick match").click()
 
     expect(page.locator("#match-status")).to_have_text("queued")
@@ -57,13 +56,13 @@ def test_the_owner_plays_a_quick_match_follows_it_and_replays_it(
     seated = [seat.version_id for seat in match.seats.order_by("index")]
     assert seated[:2] == [mine.pk, theirs.pk] and len(seated) == 3  # then the house bot
     expect(page.locator("main")).to_contain_text("quick match")
-    visit.shot("quick-queued")
+    visit.check("quick-queued")
     tasks.play_match(match_id)  # a worker plays it; the page follows and reloads
     expect(page.locator("#rv-counter")).to_have_text(re.compile(r"step 1 of \d+"))
     expect(page.locator("#match-status")).to_have_text("done")
     expect(page.locator("#rv-game option")).to_have_count(2)
     expect(page.locator(".seat-box h3").first).to_have_text("ada-bot v1")
-    visit.shot("quick-replay")
+    visit.check("quick-replay")
 
 
 def test_a_bad_choice_is_refused_in_words_and_the_form_kept(
@@ -82,7 +81,7 @@ def test_a_bad_choice_is_refused_in_words_and_the_form_kept(
     alert = page.locator(".errors")
     expect(alert).to_contain_text("bigtwo tables seat 2 to 4, not 1")
     expect(page.get_by_label("Games")).to_have_value("1")
-    visit.shot("quick-refused")
+    visit.check("quick-refused")
     assert held == [] and not Match.objects.exists()
 
 

@@ -14,12 +14,12 @@ from playwright.sync_api import Page, expect
 from tests.web.conftest import (
     SECRET_LOG,
     Visit,
+    log_in,
     make_user,
     played_tournament,
     quick_bot,
     uploaded_bot,
 )
-from tests.web.signin import log_in
 from tournaments import replay_store, services
 from tournaments.models import BotVersion, Match, Replay, bundle_code
 from tournaments.web.replays import frames
@@ -91,7 +91,7 @@ def test_play_pause_scrubber_move_list_and_links_to_steps(visit: Visit) -> None:
     expect(moves.nth(4).locator("a")).to_have_attribute("aria-current", "step")
     seat = data["steps"][4]["seat"]
     expect(moves.nth(4)).to_contain_text(data["names"][seat])
-    visit.shot("moves-and-scrubber")
+    visit.check("moves-and-scrubber")
 
     page = open_viewer(visit, match, "#g1s34")
     expect(page.locator(COUNTER)).to_have_text(f"step 34 of {total}")
@@ -140,7 +140,7 @@ def test_fifteen_thirty_five_says_best_totals_declarations_and_the_split(visit: 
     winner = names[data["result"]["places"].index(1)]
     expect(ending).to_contain_text(f"{winner} won")
     expect(page.locator("#rv-table")).not_to_contain_text(re.compile(r"\bseat \d"))
-    visit.shot("fifteen35-outcome")
+    visit.check("fifteen35-outcome")
 
 
 def test_oceans_eleven_says_why_the_loser_conceded_and_big_two_who_went_out(
@@ -155,7 +155,7 @@ def test_oceans_eleven_says_why_the_loser_conceded_and_big_two_who_went_out(
     expect(page.locator("#rv-moves .event").first).to_contain_text(re.compile(r"pair|high card"))
     page.keyboard.press("End")
     expect(page.locator("#rv-step .outcome")).to_contain_text(re.compile(r"won the game \d+ hands"))
-    visit.shot("oceans11-outcome")
+    visit.check("oceans11-outcome")
 
     bigtwo = played("bigtwo", 4)
     data = frames_of(bigtwo)
@@ -168,7 +168,7 @@ def test_oceans_eleven_says_why_the_loser_conceded_and_big_two_who_went_out(
     left = data["revealed"]["deals"][-1]["left"]
     shown = page.locator("#rv-step .outcome .card")
     expect(shown).to_have_count(sum(len(cards) for cards in left))
-    visit.shot("bigtwo-outcome")
+    visit.check("bigtwo-outcome")
 
 
 #: Answers its second decision of the second game with a line that is not JSON.
@@ -223,7 +223,7 @@ def test_a_fault_names_the_bot_counts_from_one_and_links_to_its_step(visit: Visi
     expect(box).to_contain_text("Fault of wobbly")
     expect(box.locator(".fault-answer")).to_contain_text("SURPRISE not json")
     expect(page.locator("#rv-moves li.faulty")).to_have_count(1)
-    visit.shot("fault-at-its-step")
+    visit.check("fault-at-its-step")
 
 
 def test_the_owners_log_is_cut_by_game_with_each_seat_and_a_link(visit: Visit) -> None:
@@ -246,10 +246,10 @@ def test_the_owners_log_is_cut_by_game_with_each_seat_and_a_link(visit: Visit) -
         part.locator("summary").click()
         expect(part.locator("pre")).to_contain_text(f"{SECRET_LOG} game over")
         assert part.locator("pre").inner_text().count("game over") == 1
-    parts.nth(1).get_by_role("link", name="its replay").click()
+    parts.nth(1).get_by_role("link", name="Game 2 in the replay").click()
     expect(page.locator("#rv-game")).to_have_value("1")
     expect(page.locator(COUNTER)).to_have_text(re.compile(r"step 1 of"))
-    visit.shot("log-by-game")
+    visit.check("log-by-game")
 
 
 def test_a_phone_shows_cards_on_the_first_screen_and_keeps_the_controls_in_reach(
@@ -264,7 +264,7 @@ def test_a_phone_shows_cards_on_the_first_screen_and_keeps_the_controls_in_reach
     box = first.bounding_box()
     assert box is not None and box["y"] + box["height"] <= 844, box
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    visit.shot("phone-first-screen")
+    visit.check("phone-first-screen")
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight * 0.6)")
     page.wait_for_function("window.scrollY > 200")
     step = page.locator("#rv-next")
@@ -272,7 +272,7 @@ def test_a_phone_shows_cards_on_the_first_screen_and_keeps_the_controls_in_reach
     assert there is not None and there["y"] >= 0 and there["y"] + there["height"] <= 844, there
     step.click(no_wait_after=True)
     expect(page.locator(COUNTER)).to_have_text(re.compile(r"step 2 of"))
-    visit.shot("phone-scrolled")
+    visit.check("phone-scrolled")
 
 
 def test_the_words_show_no_card_the_seats_own_view_hides() -> None:

@@ -110,7 +110,12 @@ def log_parts(
         seating = played[game].get("seating", [])
         seat = f", seat {seating.index(index) + 1}" if index in seating else ""
         parts.append(
-            {"label": f"game {game + 1}{seat}", "text": log[start:end], "anchor": f"#g{game + 1}s1"}
+            {
+                "label": f"game {game + 1}{seat}",
+                "game": f"Game {game + 1}",
+                "text": log[start:end],
+                "anchor": f"#g{game + 1}s1",
+            }
         )
     return [part for part in parts if part["text"]]
 
