@@ -46,7 +46,7 @@ class GamesView(APIView):
 
 
 class LeaderboardView(generics.ListAPIView[Rating]):
-    """Global Elo of every rated bot of one game, best first."""
+    """The global rating of every rated bot of one game (with its 95% interval), best first."""
 
     serializer_class = serializers.LeaderboardRowSerializer
     filterset_class = filters.LeaderboardFilter

@@ -74,9 +74,28 @@ class RegisterSerializer(serializers.ModelSerializer[User]):
 
 
 class RatingSerializer(serializers.ModelSerializer[Rating]):
+    """A bot's global rating (docs/ratings.md): ``elo`` on Elo's scale, ``deviation`` its
+    standard deviation, ``low``/``high`` its 95% interval (within 0-3000), ``units`` the
+    games or duplicate deals rated, ``provisional`` while too few or too wide."""
+
+    low = serializers.FloatField(read_only=True, help_text="95% interval, lower end")
+    high = serializers.FloatField(read_only=True, help_text="95% interval, upper end")
+    provisional = serializers.BooleanField(
+        read_only=True, help_text="fewer than 10 units, or a deviation above 100 Elo"
+    )
+
     class Meta:
         model = Rating
-        fields: tuple[str, ...] = ("elo", "matches", "updated_at")
+        fields: tuple[str, ...] = (
+            "elo",
+            "deviation",
+            "low",
+            "high",
+            "units",
+            "provisional",
+            "matches",
+            "updated_at",
+        )
         read_only_fields: tuple[str, ...] = fields
 
 
@@ -363,7 +382,7 @@ class QuickMatchSerializer(serializers.Serializer[Any]):
     seed = serializers.IntegerField(min_value=0, max_value=2**62, required=False)
 
 
-class LeaderboardRowSerializer(serializers.ModelSerializer[Rating]):
+class LeaderboardRowSerializer(RatingSerializer):
     bot_name = serializers.CharField(source="bot.name", read_only=True)
     owner = serializers.CharField(source="bot.owner.username", read_only=True, allow_null=True)
     retired = serializers.BooleanField(source="bot.retired", read_only=True)
@@ -377,6 +396,11 @@ class LeaderboardRowSerializer(serializers.ModelSerializer[Rating]):
             "retired",
             "game",
             "elo",
+            "deviation",
+            "low",
+            "high",
+            "units",
+            "provisional",
             "matches",
             "wins",
             "draws",

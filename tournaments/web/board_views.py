@@ -29,14 +29,14 @@ class Row:
     place: int
     place_text: str
     rating: Rating
-    interval: float | None
     trend: stats.Trend
     spark: SafeString
     link: str
     name: str
     owner: str  # "" for a house bot
     elo: str
-    plus_minus: str  # the interval's half-width, "" without one
+    interval: str  # the 95% interval, "[low, high]"
+    provisional: bool
     matches: str
     record: str  # wins/draws/losses
     change: str  # of the trend, with its sign
@@ -99,19 +99,18 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
 
 
 def board_row(place: int, rating: Rating, trend: stats.Trend, link: str) -> Row:
-    interval = stats.interval(rating.pairs)
     return Row(
         place=place,
         place_text=str(place),
         rating=rating,
-        interval=interval,
         trend=trend,
         spark=charts.sparkline(trend.points, f"last ratings of {rating.bot.name}"),
         link=link,
         name=rating.bot.name,
         owner=rating.bot.owner.username if rating.bot.owner else "",
         elo=text.whole(rating.elo),
-        plus_minus=text.whole(interval) if interval else "",
+        interval=f"[{text.whole(rating.low)}, {text.whole(rating.high)}]",
+        provisional=rating.provisional,
         matches=str(rating.matches),
         record=f"{rating.wins}/{rating.draws}/{rating.losses}",
         change=text.signed_whole(trend.change),

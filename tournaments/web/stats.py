@@ -1,4 +1,4 @@
-"""Leaderboard figures beside the stored rating rows: intervals and trends.
+"""Leaderboard figures beside the stored rating rows: trends and chart samples.
 
 Each function runs a fixed number of queries on index ranges, however many bots or
 matches there are (the rating rows hold each bot's wins, draws and losses).
@@ -6,13 +6,11 @@ matches there are (the rating rows hold each bot's wins, draws and losses).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from django.db import connection
 
-from tournaments import ratings
 from tournaments.models import RatingHistory
 
 #: Ratings shown in a bot's trend on the leaderboard.
@@ -28,18 +26,6 @@ class Trend:
     @property
     def change(self) -> float:
         return self.points[-1] - self.points[0] if len(self.points) > 1 else 0.0
-
-
-def interval(pairs: int) -> float | None:
-    """Half-width of a 95% interval of an Elo measured from ``pairs`` pairwise results.
-
-    A global rating moves match by match and carries no error of its own; this is the
-    standard error of an Elo estimate from that many results at even odds
-    (400 / ln 10 / sqrt(pairs / 4)), times 1.96. None when there are no results.
-    """
-    if pairs <= 0:
-        return None
-    return ratings.Z95 * ratings.SCALE / math.log(10.0) * 2.0 / math.sqrt(pairs)
 
 
 def trends(counts: Mapping[int, int], points: int = TREND_POINTS) -> dict[int, Trend]:

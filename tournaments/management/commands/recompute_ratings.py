@@ -1,4 +1,4 @@
-"""``manage.py recompute_ratings [--write]``: every global Elo again, from the match history.
+"""``manage.py recompute_ratings [--write]``: every global rating again, from the match history.
 
 Replays each rated, finished match in the order its rating update was made
 (``rating_seq``) with the same update function, streaming the history (constant memory:
@@ -16,7 +16,7 @@ from tournaments.ratings_store import recompute, recompute_and_store
 
 
 class Command(BaseCommand):
-    help = "Recompute every global Elo from the match history and compare with the stored ones."
+    help = "Recompute every global rating from the match history and compare with the stored ones."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
