@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from sandbox.channel import Channel
 from sandbox.limits import Limits
+from sandbox.reuse import ReusedSeat
 from sandbox.runtimes import Runtime
 
 
@@ -73,4 +74,25 @@ class Prestarts(Protocol):
     ) -> WarmSeat:
         """``Backend.start``'s bot, its program held back until ``go``; closing it
         returns at once and removes the container in the background."""
+        ...
+
+
+@runtime_checkable
+class Reuses(Protocol):
+    """A backend that can keep one container per bot for a whole match, a fresh process
+    per seating (the Docker one, for Python bots: ``sandbox.reuse``)."""
+
+    def can_reuse(self, code: Path) -> bool:
+        """Whether the bot in ``code`` can have such a container here."""
+        ...
+
+    def start_reused(
+        self,
+        code: Path,
+        *,
+        label: str,
+        limits: Limits,
+        env: Mapping[str, str] | None = None,
+    ) -> ReusedSeat:
+        """The bot's container, up, with no bot process yet (``ReusedSeat.spawn``)."""
         ...

@@ -42,8 +42,9 @@ from sandbox.attach import AttachChannel
 from sandbox.builds import BuildLimits, BuildStore, build_key, command, run_build
 from sandbox.channel import Channel
 from sandbox.limits import Limits
-from sandbox.pipes import MOUNT_POINT, PipeChannel, SeatFolder, remove_seat_folder
+from sandbox.pipes import FIFOS, MOUNT_POINT, PipeChannel, SeatFolder, remove_seat_folder
 from sandbox.removal import Removals, wait_all
+from sandbox.reuse import CONTROL, ReusedSeat, SeatBroken
 from sandbox.runtimes import BUILD_DIR, PYTHON, BadBotCode, BotBuild, Runtime, detect
 from sandbox.streams import StreamChannel
 
@@ -58,6 +59,8 @@ BOT_UID: Final = 65534
 CODE_DIR: Final = "/bot"
 #: Largest bot code accepted (the upload checks its own limits first).
 MAX_CODE_BYTES: Final = 64 << 20
+#: The supervisor of reused containers (run from its source, never from /bot).
+SUPERVISOR: Final = Path(__file__).with_name("supervisor.py")
 #: Engine API calls give up after this many seconds (so close never hangs for good).
 API_TIMEOUT_S: Final = 30
 #: How long close waits for the engine to finish removing a container that exited.
@@ -122,8 +125,12 @@ class DockerBackend:
         grace_s: float = 0.5,
         builds: BuildStore | None = None,
         build_limits: BuildLimits | None = None,
+        cgroup_parent: str | None = None,
     ) -> None:
         self.grace_s = grace_s
+        #: The engine's cgroup parent for every container (JUDGE_CGROUP_PARENT; None: the
+        #: engine's default, /docker). See docs/sandbox.md, "CPU under load".
+        self.cgroup_parent = cgroup_parent or os.environ.get("JUDGE_CGROUP_PARENT") or None
         self.client = client or connect()
         self.image = image or os.environ.get("JUDGE_BOT_IMAGE", DEFAULT_IMAGE)
         if isinstance(pipe_root, FromEnvironment):
@@ -236,24 +243,7 @@ class DockerBackend:
         The hardening is ``start``'s; the code comes read-only from the seat folder (a
         bind mount, no engine call to copy it in). Needs a pipe root (SandboxError).
         """
-        if self.pipe_root is None:
-            raise SandboxError("warm starts need a pipe root (JUDGE_PIPE_ROOT)")
-        runtime, archive = self.prepared(code, label=label)
-        seat = SeatFolder.create(self.pipe_root, label, BOT_UID)
-        container: Container | None = None
-        try:
-            seat.put_code(archive)
-            settings = self._settings(runtime, label, limits, env or {}, seat, code_in_seat=True)
-            container = self.client.containers.create(**settings)
-        except BaseException as error:
-            if container is not None:
-                _remove(container)
-            seat.remove()
-            if isinstance(error, docker.errors.DockerException):
-                raise SandboxError(f"creating a bot container failed: {error}") from error
-            raise
-        timer = threading.Timer(limits.wall_clock_s, _kill, args=(container,))
-        timer.daemon = True
+        seat, container, timer = self._created_in_seat(code, label, limits, env, reused=False)
         removal = _removal(container, seat, timer)
         channel = WarmChannel(seat, limits, self.grace_s, removal, self.removals)
         try:
@@ -266,6 +256,70 @@ class DockerBackend:
             raise
         timer.start()
         return channel
+
+    def can_reuse(self, code: Path) -> bool:
+        """Whether the bot in ``code`` can have one container for a whole match
+        (``start_reused``): a Python bot (its image has the supervisor's interpreter),
+        with the FIFO transport."""
+        return self.pipe_root is not None and detect(Path(code)).runtime is PYTHON
+
+    def start_reused(
+        self,
+        code: Path,
+        *,
+        label: str,
+        limits: Limits,
+        env: Mapping[str, str] | None = None,
+    ) -> ReusedSeat:
+        """A container for every seating of a match (``sandbox.reuse``): the supervisor
+        running as PID 1 and greeted, no bot process yet (``ReusedSeat.spawn``)."""
+        seat, container, timer = self._created_in_seat(code, label, limits, env, reused=True)
+        removal = _removal(container, seat, timer)
+        reused = ReusedSeat(seat, limits, self.grace_s, BOT_UID, removal, self.removals)
+        try:
+            container.start()
+            timer.start()
+            reused.greeted()
+        except BaseException as error:
+            reused.close()
+            reused.wait_removed(API_TIMEOUT_S + REMOVAL_WAIT_S)
+            if isinstance(error, docker.errors.DockerException | SeatBroken):
+                raise SandboxError(f"starting a reused bot container failed: {error}") from error
+            raise
+        return reused
+
+    def _created_in_seat(
+        self,
+        code: Path,
+        label: str,
+        limits: Limits,
+        env: Mapping[str, str] | None,
+        *,
+        reused: bool,
+    ) -> tuple[SeatFolder, Container, threading.Timer]:
+        """A created (not started) container whose code and FIFOs are in a new seat
+        folder, and its wall clock (not started); a reused one runs the supervisor."""
+        if self.pipe_root is None:
+            raise SandboxError("warm and reused seats need a pipe root (JUDGE_PIPE_ROOT)")
+        runtime, archive = self.prepared(code, label=label)
+        seat = SeatFolder.create(self.pipe_root, label, BOT_UID, CONTROL if reused else FIFOS)
+        container: Container | None = None
+        try:
+            seat.put_code(archive)
+            settings = self._settings(runtime, label, limits, env or {}, seat, code_in_seat=True)
+            container = self.client.containers.create(
+                **(_reused(settings, runtime) if reused else settings)
+            )
+        except BaseException as error:
+            if container is not None:
+                _remove(container)
+            seat.remove()
+            if isinstance(error, docker.errors.DockerException):
+                raise SandboxError(f"creating a bot container failed: {error}") from error
+            raise
+        timer = threading.Timer(limits.wall_clock_s, _kill, args=(container,))
+        timer.daemon = True
+        return seat, container, timer
 
     def _channel(
         self,
@@ -318,7 +372,7 @@ class DockerBackend:
             program = seat.command(program)
         mib = 1 << 20
         return {
-            **_hardened(limits.memory_mb, limits.cpus, limits.pids),
+            **_hardened(limits.memory_mb, limits.cpus, limits.pids, self.cgroup_parent),
             "image": self.image_of(runtime),
             "command": program,
             "environment": {**_check_env(env), "PYTHONUNBUFFERED": "1", "HOME": "/tmp"},
@@ -334,7 +388,7 @@ class DockerBackend:
         """A bot container's hardening with a compiler's budget (sandbox.builds)."""
         limits = self.build_limits
         return {
-            **_hardened(limits.memory_mb, limits.cpus, limits.pids),
+            **_hardened(limits.memory_mb, limits.cpus, limits.pids, self.cgroup_parent),
             "image": image,
             "command": command(wanted, limits),
             "environment": {"HOME": "/tmp", "TMPDIR": "/tmp"},
@@ -348,6 +402,28 @@ class DockerBackend:
             ],
             "auto_remove": False,  # its output is read after it exits
         }
+
+
+def _reused(settings: dict[str, Any], runtime: Runtime) -> dict[str, Any]:
+    """What a reused container changes in a bot container's settings (``sandbox.reuse``):
+    the supervisor is PID 1 (in place of docker-init) and runs the bot on each seating's
+    FIFOs; what would outlive a seating's processes is closed (SysV IPC and POSIX message
+    queues cannot be made; IP sockets, whose network counters persist, are refused; the
+    cgroup's counters are hidden under an empty /sys/fs/cgroup)."""
+    source = SUPERVISOR.read_text()
+    return {
+        **settings,
+        "init": False,
+        "command": ["python3", "-I", "-S", "-c", source, *runtime.run],
+        "sysctls": {
+            "kernel.shmmni": "0",
+            "kernel.msgmni": "0",
+            "kernel.sem": "0 0 0 0",
+            "fs.mqueue.queues_max": "0",
+        },
+        "security_opt": ["no-new-privileges:true", f"seccomp={seccomp.unix_sockets_only_text()}"],
+        "tmpfs": {**settings["tmpfs"], "/sys/fs/cgroup": "ro,nosuid,nodev,noexec,size=4k,mode=555"},
+    }
 
 
 def _labels(label: str, wall_clock_s: float) -> dict[str, str]:
@@ -368,10 +444,12 @@ def _ulimits(open_files: int, file_bytes: int) -> list[Ulimit]:
     ]
 
 
-def _hardened(memory_mb: int, cpus: float, pids: int) -> dict[str, Any]:
+def _hardened(memory_mb: int, cpus: float, pids: int, cgroup_parent: str | None) -> dict[str, Any]:
     """The settings every container of the sandbox has, bot or build (module docstring)."""
     mib = 1 << 20
+    placed = {"cgroup_parent": cgroup_parent} if cgroup_parent else {}
     return {
+        **placed,
         "user": f"{BOT_UID}:{BOT_UID}",
         "working_dir": CODE_DIR,
         "hostname": "bot",

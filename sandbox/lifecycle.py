@@ -24,9 +24,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Final
 
-from sandbox.backend import Prestarts, WarmSeat
+from sandbox.backend import Prestarts, Reuses, WarmSeat
 from sandbox.channel import Channel
 from sandbox.parallel import SeatStart, all_or_none
+from sandbox.reuse import ReusedSeat, SeatBroken
 
 #: How long ``close`` waits for the match's containers to be gone (the engine's API
 #: timeout and removal wait, with room to spare).
@@ -112,3 +113,59 @@ class WarmTable:
 
     def _prestart_dict(self, indices: list[int]) -> dict[int, WarmSeat]:
         return dict(zip(indices, self._prestart(indices), strict=True))
+
+
+class ReuseTable:
+    """One match's seats with one container per bot for the whole match
+    (``sandbox.reuse``; off by default, docs/sandbox.md): ``take`` starts a fresh bot
+    process per seating in the bot's container, starting the containers it lacks (all
+    at once: the first block, or a container retired after a failed clean); ``close``
+    ends them all and waits until they are gone."""
+
+    def __init__(self, backend: Reuses, seat: Callable[[int], SeatStart]) -> None:
+        self.backend = backend
+        self.seat = seat
+        self._seats: dict[int, ReusedSeat] = {}
+        self._made: list[ReusedSeat] = []
+
+    def take(self, indices: list[int]) -> dict[int, Channel]:
+        for index in [j for j in self._seats if j not in indices]:  # retired meanwhile
+            self._seats.pop(index).close()
+        missing = [j for j in indices if j not in self._seats or self._seats[j].broken]
+        self._start(missing)
+        channels: dict[int, Channel] = {}
+        try:
+            for index in indices:
+                channels[index] = self._spawn(index)
+        except BaseException:
+            for channel in channels.values():
+                channel.close()
+            raise
+        return channels
+
+    def _spawn(self, index: int) -> Channel:
+        try:
+            return self._seats[index].spawn()
+        except SeatBroken:  # that container is being removed: a new one, once
+            self._start([index])
+            return self._seats[index].spawn()
+
+    def _start(self, indices: list[int]) -> None:
+        if not indices:
+            return
+        with ThreadPoolExecutor(max_workers=min(8, len(indices))) as pool:
+            futures = [pool.submit(self._start_one, self.seat(j)) for j in indices]
+            seats = all_or_none(futures)
+        self._made.extend(seats)
+        self._seats.update(zip(indices, seats, strict=True))
+
+    def _start_one(self, seat: SeatStart) -> ReusedSeat:
+        return self.backend.start_reused(
+            seat.code, label=seat.label, limits=seat.limits, env=seat.env
+        )
+
+    def close(self) -> bool:
+        for seat in self._made:
+            seat.close()
+        deadline = time.monotonic() + REMOVAL_TIMEOUT_S
+        return all(seat.wait_removed(max(0.0, deadline - time.monotonic())) for seat in self._made)

@@ -8,13 +8,18 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from sandbox.backend import Backend
 from sandbox.channel import Channel
 from sandbox.limits import Limits
 
-C = TypeVar("C", bound=Channel)
+
+class Closes(Protocol):
+    def close(self) -> None: ...
+
+
+C = TypeVar("C", bound=Closes)
 
 
 @dataclass(frozen=True)
@@ -46,8 +51,8 @@ def start_many(backend: Backend, seats: Sequence[SeatStart], *, threads: int = 8
 
 
 def all_or_none(futures: list[Future[C]]) -> list[C]:
-    """Every future's channel; if any start failed, the others are closed and the first
-    error is raised."""
+    """Every future's result (a channel, a seat); if any start failed, the others are
+    closed and the first error is raised."""
     channels: list[C] = []
     error: BaseException | None = None
     for future in futures:

@@ -45,14 +45,17 @@ class SeatFolder:
         self.path = path
 
     @classmethod
-    def create(cls, root: Path, label: str, bot_uid: int) -> SeatFolder:
+    def create(
+        cls, root: Path, label: str, bot_uid: int, fifos: tuple[str, ...] = FIFOS
+    ) -> SeatFolder:
+        """A new folder under ``root`` holding ``fifos``, for the bot's user only."""
         root.mkdir(parents=True, exist_ok=True, mode=0o711)
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", label)[:40]
         path = root / f"{PREFIX}{safe}-{uuid.uuid4().hex[:12]}"
         path.mkdir(mode=0o755)
         folder = cls(path)
         try:
-            for name in FIFOS:
+            for name in fifos:
                 fifo = path / name
                 os.mkfifo(fifo, 0o600)
                 try:

@@ -36,6 +36,26 @@ def without_io_uring(default: dict[str, Any]) -> dict[str, Any]:
     return profile
 
 
+#: socket()'s first argument for Unix sockets, the one family reused containers keep.
+AF_UNIX = 1
+
+
+@functools.cache
+def unix_sockets_only_text() -> str:
+    """The profile, with ``socket`` allowed only for AF_UNIX (others: EPERM, the default
+    action). For reused containers (``sandbox.reuse``): a network namespace that lives
+    through several seatings keeps counters (bytes and packets on ``lo``, TCP
+    statistics, sockets waiting out TIME_WAIT) that a bot could set in one seating and
+    read in the next; without IP sockets it cannot move them."""
+    profile = json.loads(PROFILE.read_text())
+    for rule in profile["syscalls"]:
+        rule["names"] = [name for name in rule["names"] if name != "socket"]
+    profile["syscalls"] = [rule for rule in profile["syscalls"] if rule["names"]]
+    unix = {"index": 0, "value": AF_UNIX, "valueTwo": 0, "op": "SCMP_CMP_EQ"}
+    profile["syscalls"].append({"names": ["socket"], "action": "SCMP_ACT_ALLOW", "args": [unix]})
+    return json.dumps(profile, separators=(",", ":"))
+
+
 @functools.cache
 def profile_text() -> str:
     """The profile as the engine's ``seccomp=`` security option wants it (compact JSON)."""

@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from judge.bots import house_policy
 from judge.channel import BotChannel
@@ -32,9 +32,9 @@ from judge.referee import (
     play_match,
     schedule,
 )
-from sandbox.backend import Backend, Prestarts
+from sandbox.backend import Backend, Prestarts, Reuses
 from sandbox.channel import Channel
-from sandbox.lifecycle import WarmTable
+from sandbox.lifecycle import ReuseTable, WarmTable
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart, start_many
 
@@ -232,13 +232,45 @@ def _prepare(plan: MatchPlan, index: int, workdir: Path) -> Path:
     return unpack(seat.code, folder)
 
 
+#: How a duplicate match's containers live (``play``'s ``lifecycle``).
+Lifecycle = Literal["warm", "fresh", "reuse"]
+LIFECYCLES: tuple[Lifecycle, ...] = ("warm", "fresh", "reuse")
+
+
+def lifecycle_named(name: str) -> Lifecycle:
+    """The lifecycle called ``name`` (a setting's value); ValueError if none is."""
+    for lifecycle in LIFECYCLES:
+        if lifecycle == name:
+            return lifecycle
+    raise ValueError(f"no sandbox lifecycle {name!r}; choose one of {', '.join(LIFECYCLES)}")
+
+
+def _table(
+    backend: Backend,
+    lifecycle: Lifecycle,
+    seat: Callable[[int], SeatStart],
+    first: list[int],
+    blocks_in_match: int,
+    stop: StopSignal | None,
+) -> list[WarmTable | ReuseTable]:
+    """The match's table for ``lifecycle``, if the backend can (none: start each block's
+    bots as they come, and remove them before going on)."""
+    reusable = isinstance(backend, Reuses) and all(backend.can_reuse(seat(j).code) for j in first)
+    if lifecycle == "reuse" and reusable and isinstance(backend, Reuses):
+        return [ReuseTable(backend, seat)]
+    if lifecycle != "fresh" and isinstance(backend, Prestarts) and backend.can_prestart():
+        watch = stop.watch if stop is not None else None
+        return [WarmTable(backend, seat, blocks_in_match, watch)]
+    return []
+
+
 def play(
     plan: MatchPlan,
     backend: Callable[[], Backend],
     *,
     house_in_sandbox: bool = True,
     stop: StopSignal | None = None,
-    warm: bool = True,
+    lifecycle: Lifecycle = "warm",
 ) -> tuple[dict[str, Any], Timings]:
     """Play the match; raises InfrastructureError if a bot could not be started (worth
     retrying), UnreadableCode if a stored bot's code cannot be unpacked (never worth it),
@@ -246,11 +278,13 @@ def play(
 
     House bots run in the sandbox like uploaded ones (same clocks, same costs) unless
     ``house_in_sandbox`` is off, when they are called in this process (faster, for tests).
-    ``warm`` (where the backend can: Docker with a pipe root) starts each block's
-    containers while the block before plays and removes them in the background
-    (``sandbox.lifecycle``); off, each block starts and removes its own (the old
-    lifecycle). Either way every seating's bots run in fresh containers, and none of the
-    match's containers is left when this returns.
+    ``lifecycle`` (docs/sandbox.md), where the backend can (Docker with a pipe root):
+    ``warm`` starts each block's containers while the block before plays and removes
+    them in the background; ``fresh`` lets each block start and remove its own (the old
+    way); both give every seating fresh containers. ``reuse`` keeps one container per
+    Python bot for the whole match, a fresh process in it per seating (``sandbox.reuse``:
+    faster, with the small leaks docs/sandbox.md lists). None of the match's containers
+    is left when this returns.
     """
     timings = Timings()
     spec = MatchSpec(
@@ -266,7 +300,7 @@ def play(
     bots = [BotInfo(seat.name, seat.content_hash) for seat in plan.seats]
     limits = Limits(**plan.limits)
     sandbox: list[Backend] = []
-    tables: list[WarmTable] = []
+    tables: list[WarmTable | ReuseTable] = []
     closing = _Busy()
     block_count = len(blocks(schedule(spec, len(plan.seats))))
 
@@ -296,14 +330,12 @@ def play(
                 def seat(j: int) -> SeatStart:
                     return SeatStart(folders[j], seat_label(plan, j), limits, env)
 
-                chosen = sandbox[0]
-                if not tables and warm and isinstance(chosen, Prestarts) and chosen.can_prestart():
-                    watch = stop.watch if stop is not None else None
-                    tables.append(WarmTable(chosen, seat, block_count, watch))
+                if not tables:
+                    tables.extend(_table(sandbox[0], lifecycle, seat, wanted, block_count, stop))
                 if tables:
                     pending.update(tables[0].take(wanted))
                     return
-                started = start_many(chosen, [seat(j) for j in wanted])
+                started = start_many(sandbox[0], [seat(j) for j in wanted])
                 pending.update(zip(wanted, started, strict=True))
                 if stop is not None:
                     stop.watch(list(started))

@@ -143,7 +143,7 @@ def play_match(self: Any, match_id: int) -> str:
             sandbox_backend,
             house_in_sandbox=settings.JUDGE_HOUSE_BOTS == "sandbox",
             stop=signal,
-            warm=settings.JUDGE_SANDBOX_LIFECYCLE == "warm",
+            lifecycle=runner.lifecycle_named(settings.JUDGE_SANDBOX_LIFECYCLE),
         )
     except runner.MatchStopped:
         keeper.stop()

@@ -63,8 +63,8 @@ def reports(log: str) -> list[dict[str, Any]]:
     return [json.loads(line[7:]) for line in log.splitlines() if line.startswith("REPORT ")]
 
 
-@pytest.mark.parametrize("warm", [True, False], ids=["warm", "fresh"])
-def test_a_bot_finds_nothing_of_the_last_seating(warm: bool) -> None:
+@pytest.mark.parametrize("lifecycle", ["warm", "fresh", "reuse"])
+def test_a_bot_finds_nothing_of_the_last_seating(lifecycle: runner.Lifecycle) -> None:
     instance = harness.label("remember")
     remember = (ATTACKS / "remember.py").read_text()
     seats = [
@@ -74,7 +74,7 @@ def test_a_bot_finds_nothing_of_the_last_seating(warm: bool) -> None:
         runner.SeatPlan("house:greedy", "", house_policy="greedy"),
     ]
     plan = duplicate_plan("bigtwo", seats, instance)
-    outcome, _ = runner.play(plan, harness.pipe_backend, warm=warm)
+    outcome, _ = runner.play(plan, harness.pipe_backend, lifecycle=lifecycle)
     assert outcome["faults"] == []
     for bot in (0, 2):
         found = reports(outcome["logs"][bot])
