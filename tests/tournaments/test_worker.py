@@ -55,6 +55,12 @@ def finished(tournament: Tournament) -> bool:
     return tournament.status == Tournament.Status.FINISHED
 
 
+def all_timed(tournament: Tournament) -> bool:
+    """Whether every match of ``tournament`` has its database timing written."""
+    timings = Match.objects.filter(tournament=tournament).values_list("timings", flat=True)
+    return all("database" in (figures or {}) for figures in timings)
+
+
 @pytest.mark.docker
 def test_a_worker_plays_every_match_of_a_round_robin_in_docker_and_each_replay_verifies(
     workers: Workers,
@@ -71,6 +77,8 @@ def test_a_worker_plays_every_match_of_a_round_robin_in_docker_and_each_replay_v
     workers.start("solo")
     start(tournament)
     wait_for(lambda: finished(tournament), 90, "the round robin to finish")
+    # The storing time is written just after the result's transaction: wait for it too.
+    wait_for(lambda: all_timed(tournament), 30, "every match's database timing")
 
     matches = list(Match.objects.filter(tournament=tournament))
     assert [(m.status, m.attempt) for m in matches] == [(Match.Status.DONE, 1)] * 3
