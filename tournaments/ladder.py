@@ -20,17 +20,18 @@ from __future__ import annotations
 import math
 import random
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from judge.games import GAMES, game_class
 from tournaments import matchmaking
 from tournaments.clocks import standard_time_control
-from tournaments.models import BotVersion, Ladder, Match, Rating, Seat
+from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat
+from tournaments.ratings import START_ELO
 from tournaments.skill import START_DEVIATION
 
 #: The deviation of a bot nothing is known about (Elo points): the rating's own start.
@@ -93,24 +94,36 @@ def in_flight() -> int:
 
 def players(versions: Sequence[BotVersion]) -> list[Player]:
     """The scheduler's view of these versions: rating, uncertainty, matches played."""
-    bots = [v.bot_id for v in versions]
-    rows = {r.bot_id: r for r in Rating.objects.filter(bot_id__in=bots)}
-    played = dict(
-        Seat.objects.filter(
-            version__in=versions, match__status=Match.Status.DONE, match__rated=True
-        )
-        .values("version")
-        .annotate(n=Count("match", distinct=True))
-        .values_list("version", "n")
-        .order_by()
-    )
+    rows = {r.bot_id: r for r in Rating.objects.filter(bot_id__in=[v.bot_id for v in versions])}
+    own = later_versions_matches(versions)
     result = []
     for version in versions:
         rating = rows.get(version.bot_id)
-        own = played.get(version.pk, 0)
-        mu = rating.elo if rating is not None else 1500.0
-        result.append(matchmaking.Player(version.pk, mu, uncertainty(rating, own), own))
+        mu = rating.elo if rating is not None else START_ELO
+        played = own.get(version.pk, rating.matches if rating is not None else 0)
+        sigma = uncertainty(rating, own.get(version.pk))
+        result.append(matchmaking.Player(version.pk, mu, sigma, played))
     return result
+
+
+#: Matches of its own after which a new version is no more uncertain than its stand-in
+#: says at the settled deviation (stand_in(50) is 49 Elo): counting further is not needed.
+OWN_MATCHES_CAP = 60
+
+
+def later_versions_matches(versions: Sequence[BotVersion]) -> dict[int, int]:
+    """Rated matches of each version that is not its bot's first (up to OWN_MATCHES_CAP):
+    a first version's matches are its bot's, which the rating's deviation already counts.
+    One small query per such version (an index range of its seats), so a dispatch stays
+    cheap however long the history."""
+    counts = {}
+    for version in versions:
+        if version.number > 1:
+            seats = Seat.objects.filter(
+                version=version, match__status=Match.Status.DONE, match__rated=True
+            )
+            counts[version.pk] = seats.values("match_id")[:OWN_MATCHES_CAP].count()
+    return counts
 
 
 def busy_versions(game: str) -> set[int]:
@@ -210,7 +223,38 @@ def create(game: str, pick: matchmaking.Pick[int]) -> Match:
     return match
 
 
-def recent(game: str | None = None, limit: int = 20) -> Iterable[Match]:
-    """The latest ladder matches (of ``game``), newest first."""
-    rows = ladder_matches() if game is None else ladder_matches().filter(game=game)
-    return rows.order_by("-id")[:limit]
+@dataclass(frozen=True)
+class Summary:
+    """A game's ladder as its pages show it: on, paused, who plays, how much in flight."""
+
+    enabled: bool
+    paused: bool
+    bots: frozenset[int]
+    in_flight: int
+
+    @property
+    def playing(self) -> bool:
+        return self.enabled and not self.paused
+
+
+def summary(game: str, with_bots: bool = True) -> Summary:
+    """Three small queries: the ladder row, the entrants' bots (``with_bots``), the
+    matches in flight."""
+    row = Ladder.objects.filter(game=game).first()
+    bots = frozenset(v.bot_id for v in entrants(game)) if with_bots else frozenset()
+    active = ladder_matches().filter(game=game, status__in=ACTIVE).count()
+    return Summary(settings.LADDER_ENABLED, bool(row and row.paused), bots, active)
+
+
+def entrant_of(bot: Bot) -> BotVersion | None:
+    """The version of ``bot`` on its game's ladder (as ``entrants`` chooses), or None."""
+    if bot.retired:
+        return None
+    eligible = bot.versions.filter(status=BotVersion.Status.ACCEPTED, retired=False)
+    return eligible.order_by("-number").defer("code", "check_report").first()
+
+
+def bot_match_ids(bot: Bot, limit: int) -> list[int]:
+    """The bot's latest ladder matches, newest first (the (bot, match) index of seats)."""
+    seats = Seat.objects.filter(bot=bot, match__ladder__isnull=False)
+    return list(seats.order_by("-match_id").values_list("match_id", flat=True)[:limit])

@@ -142,9 +142,12 @@ def test_the_first_command_plays_the_demo_and_serves_it_and_runs_twice(tmp_path:
     assert "bigtwo: reusing finished tournament #1" in again
     with sqlite3.connect(database) as db:
         counts = db.execute(
-            "select count(*), (select count(*) from tournaments_match) from tournaments_tournament"
+            "select count(*), (select count(*) from tournaments_match where tournament_id "
+            "is not null) from tournaments_tournament"
         ).fetchone()
-    assert counts == (1, 4)
+        ladders = db.execute("select count(*) from tournaments_ladder").fetchone()
+    assert counts == (1, 4), "the ladder's matches are its own, never the demo's"
+    assert ladders[0] >= 1, "the ladder (on in scripts/run) looked at the games"
 
 
 def manage(env: dict[str, str], *args: str) -> str:

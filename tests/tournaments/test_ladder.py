@@ -180,3 +180,36 @@ def test_the_plan_command_says_what_would_play_next_and_why(settings: SettingsWr
     assert "oceans11: tables of 2, 3 entrants, 0 playing now" in text
     assert "1. newcomer v1 (1500 ±350 -> ±" in text, text
     assert Match.objects.count() == 0, "planning plays nothing"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("redis_broker")
+def test_a_new_version_of_a_settled_bot_plays_first(settings: SettingsWrapper) -> None:
+    settings.LADDER_ENABLED, settings.LADDER_SLOTS, settings.TOURNAMENT_SLOTS = True, 1, 1
+    veteran, *others = [first_legal("oceans11", name) for name in ("veteran", "b", "c")]
+    for version in (veteran, *others):
+        Rating.objects.create(
+            bot=version.bot, game="oceans11", elo=1500, deviation=40, units=300, matches=300
+        )
+    assert dispatch.dispatch() == [], "every rating is settled: nothing to learn"
+    newer = upload(veteran.bot, "# v2: the same bot, new code\n")
+    dispatch.dispatch()
+    (match,) = ladder_in_flight()
+    assert newer.pk in set(match.seats.values_list("version_id", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("redis_broker")
+def test_a_new_broker_cancels_queued_ladder_matches_rather_than_resend_them(
+    settings: SettingsWrapper,
+) -> None:
+    settings.LADDER_ENABLED, settings.LADDER_SLOTS, settings.TOURNAMENT_SLOTS = True, 1, 1
+    for i in range(2):
+        first_legal("oceans11", f"o{i}")
+    dispatch.dispatch()
+    (queued,) = ladder_in_flight()
+    out = StringIO()
+    call_command("resend_queued", stdout=out)
+    assert "1 queued ladder matches cancelled" in out.getvalue()
+    queued.refresh_from_db()
+    assert queued.status == Match.Status.CANCELLED

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
@@ -12,6 +12,7 @@ from django.utils.safestring import SafeString
 
 from judge import games as registry
 from judge.games import GAMES
+from tournaments import ladder
 from tournaments.models import Bot, BotVersion, Rating, Tournament
 from tournaments.web import charts, docs, stats, text
 from tournaments.web.keyset import requested_key
@@ -41,6 +42,8 @@ class Row:
     record: str  # wins/draws/losses
     change: str  # of the trend, with its sign
     rising: bool
+    #: Whether the bot is on its game's ladder now (its latest accepted version plays).
+    on_ladder: bool = False
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -83,10 +86,13 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
     found = found[:LEADERBOARD_ROWS]
     trends = stats.trends({rating.bot_id: rating.matches for rating in found})
     link = link_for("web:bot")
+    on_ladder = ladder.summary(game)
     rows = [
         board_row(place, rating, trends.get(rating.bot_id, stats.Trend()), link(rating.bot_id))
         for place, rating in enumerate(found, start=start + 1)
     ]
+    if on_ladder.playing:
+        rows = [replace(row, on_ladder=row.rating.bot_id in on_ladder.bots) for row in rows]
     context = {
         "game": game,
         "title": registry.title(game),
@@ -94,6 +100,7 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
         "more": more
         and {"after": more.bot_id, "elo": repr(more.elo), "place": start + LEADERBOARD_ROWS},
         "has_rules": docs.rules_file(game) is not None,
+        "ladder": on_ladder,
     }
     return render(request, "web/leaderboard.html", context)
 

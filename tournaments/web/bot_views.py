@@ -25,7 +25,7 @@ from django.views.decorators.http import require_http_methods
 
 from judge import games
 from sandbox.runtimes import RUNTIMES
-from tournaments import services
+from tournaments import ladder, services
 from tournaments.api.actions import upload_version
 from tournaments.api.permissions import owns_bot
 from tournaments.limits import limited
@@ -59,8 +59,13 @@ def listed_seats() -> QuerySet[Seat]:
 def recent_matches(bot: Bot) -> list[Match]:
     # The bot's latest seats, newest match first: one range of the (bot, match) index.
     ids = Seat.objects.filter(bot=bot).order_by("-match_id").values_list("match_id", flat=True)
+    return listed_matches(list(ids.distinct()[:RECENT_MATCHES]))
+
+
+def listed_matches(ids: list[int]) -> list[Match]:
+    """These matches as lists show them, newest first, each with its seats' places."""
     found = (
-        Match.objects.filter(pk__in=list(ids.distinct()[:RECENT_MATCHES]))
+        Match.objects.filter(pk__in=ids)
         .defer("failure", "timings", "options", "time_control", "limits")
         .select_related("tournament")
         .prefetch_related(Prefetch("seats", queryset=listed_seats()))
@@ -128,6 +133,9 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "rating": getattr(bot, "rating", None),
         "chart": charts.rating_chart(history, f"rating history of {bot.name}"),
         "matches": matches,
+        "ladder_version": ladder.entrant_of(bot),
+        "ladder": ladder.summary(bot.game, with_bots=False),
+        "ladder_matches": listed_matches(ladder.bot_match_ids(bot, RECENT_MATCHES)),
     }
     if mine:
         context["logs"] = list(

@@ -67,6 +67,13 @@ def _next_queued(tournament_id: int) -> int | None:
     return queued.order_by("number").values_list("id", flat=True).first()
 
 
+def start(tournament: Tournament) -> Tournament:
+    """The tournament started or resumed (``_ready``) unless it is already over."""
+    if tournament.status in (Tournament.Status.DRAFT, Tournament.Status.CANCELLED):
+        return _ready(tournament)
+    return tournament
+
+
 def _ready(tournament: Tournament) -> Tournament:
     """The tournament started (a draft) or resumed (cancelled), with lost leases requeued."""
     if tournament.status == Tournament.Status.DRAFT:

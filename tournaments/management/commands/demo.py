@@ -61,10 +61,16 @@ class Command(BaseCommand):
             self.stderr.write(f"bots run in the {sandbox} sandbox")
         play = _foreground.follow if by_workers else _foreground.play
         games = options["game"] or list(GAMES)
+        demos = [
+            find_or_create(game, _seeds.current_versions(game), options["fresh"]) for game in games
+        ]
+        if by_workers:
+            # All started at once: their matches wait in schedule order, one game after
+            # the other, and the ladder (which only takes a slot no waiting tournament
+            # match gets) plays once the last demo match is under way.
+            demos = [_foreground.start(tournament) for tournament in demos]
         tables = []
-        for game in games:
-            entrants = _seeds.current_versions(game)
-            tournament = find_or_create(game, entrants, options["fresh"])
+        for game, tournament in zip(games, demos, strict=True):
             if tournament.status == Tournament.Status.FINISHED:
                 self.stderr.write(f"{game}: reusing finished tournament #{tournament.pk}")
             try:
