@@ -1,4 +1,4 @@
-"""Calibration of the tournament Elo: do its 95% intervals cover 95% of the time?
+"""Calibration of the tournament Elo and the global rating: do their 95% intervals cover 95%?
 
 Bots of known strength play many simulated round robins; every tournament goes through
 the project's own code exactly as the service runs it: the schedule
@@ -24,6 +24,12 @@ of n places every seat from one draw (so its n(n-1)/2 pairs are correlated, as i
 placing). Each game's luck and granularity are set so that duplicate deals save about
 what bench_ladder measures on the real engines. The true rating of each bot is the fit to
 a pool of many times more units than a tournament has (the value the fit converges to).
+
+The global rating (``--part global``; tournaments.skill) is checked on simulated sites:
+a population of POPULATION bots of known strength, each site SITE_TOURNAMENTS round robins
+of BOTS of them drawn at random, every match's units rated in turn as services._rate
+rates them, the ratings carried across; then the coverage of every rated bot's interval
+(of the truth seen from the level of the bots rated, and raw) and Kendall tau.
 
 Goal: coverage within 0.93-0.97 in every cell at 5 or more plays per table.
 ``--quick`` (a few minutes on a loaded machine): fewer tournaments and cells.

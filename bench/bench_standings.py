@@ -180,35 +180,37 @@ def measure_pages(tournament: Any) -> None:
 
 def seed_history(count: int, rng: random.Random) -> None:
     """``count`` rated two-player matches among 200 bots, and the ratings they give."""
-    from tournaments import ratings
+    from tournaments import ratings, skill
     from tournaments.models import Bot, BotVersion, Match, Rating, Seat
 
     made = Bot.objects.bulk_create(Bot(game="bigtwo", name=f"rated-{i}") for i in range(200))
     versions = BotVersion.objects.bulk_create(
         BotVersion(bot=b, number=1, content_hash=f"r{b.pk}", status="accepted") for b in made
     )
-    current: dict[int, float] = {}
+    current: dict[int, skill.Skill] = {}
     for start in range(0, count, 5000):
         batch, pairs = [], []
         for seq in range(start, min(count, start + 5000)):
             a, b = rng.sample(range(200), 2)
             places = [1, 2] if rng.random() < 0.5 else [2, 1]
             result = {"scores": [1, -1] if places[0] == 1 else [-1, 1], "places": places}
+            units = "".join(map(str, places))
             batch.append(
-                Match(game="bigtwo", status="done", result=result, rating_seq=seq + 1, units="12")
+                Match(game="bigtwo", status="done", result=result, rating_seq=seq + 1, units=units)
             )
             pairs.append((a, b))
             placing = ratings.Placing((made[a].pk, made[b].pk), tuple(places))
-            current.update(ratings.elo_update(current, placing))
+            current.update(skill.rate_unit(current, placing))
         Match.objects.bulk_create(batch)
         Seat.objects.bulk_create(
             Seat(match=m, index=i, version=versions[p])
             for m, pair in zip(batch, pairs, strict=True)
             for i, p in enumerate(pair)
         )
-    Rating.objects.bulk_create(
-        Rating(bot_id=pk, game="bigtwo", elo=elo, matches=0) for pk, elo in current.items()
-    )
+    rows = [Rating(bot_id=pk, game="bigtwo", elo=0.0, matches=0) for pk in current]
+    for row in rows:
+        row.set_skill(current[row.bot_id])
+    Rating.objects.bulk_create(rows)
 
 
 def recompute(url: str) -> tuple[float, float, str]:
