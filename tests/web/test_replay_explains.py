@@ -237,7 +237,11 @@ def test_the_owners_log_is_cut_by_game_with_each_seat_and_a_link(visit: Visit) -
     assert sorted(seats) == [1, 2]  # the duplicate seating rotates the seats
     log_in(visit, "ada")
     page = visit.page
-    visit.go(f"/matches/{match.pk}/")
+    visit.go(f"/bots/{version.bot_id}/")
+    page.locator(".private details summary", has_text=f"match {match.pk}").click()
+    page.get_by_role("link", name=re.compile(f"Match {match.pk}: this log cut by game")).click()
+    expect(page.locator("#logs")).to_be_in_viewport()
+    visit.audit()
     parts = page.locator(".private details.log-part")
     expect(parts).to_have_count(2)
     for game, seat in enumerate(seats):

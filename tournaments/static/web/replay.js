@@ -51,8 +51,10 @@
     state.pos = Math.max(0, Math.min(wanted === undefined ? keep : wanted, data.steps.length));
     $("rv-game").value = String(state.game);
     fillSeats();
-    fillMoves();
+    $("rv-moves").replaceChildren();
     show();
+    // The move list after the table is drawn: the cards come first.
+    setTimeout(() => { if (state.data === data) { fillMoves(); markMove(); } }, 0);
   }
 
   function fillSeats() {
@@ -90,8 +92,8 @@
     render(table, view(), d, state.pos === total);
     $("rv-raw").textContent = JSON.stringify(view(), null, 1);
     markMove();
-    const link = anchor(state.game, state.pos);
-    if (window.location.hash !== link) history.replaceState(null, "", link);
+    const link = anchor(state.game, state.pos), now = window.location.hash;
+    if (now !== link && (!now || parseAnchor(now))) history.replaceState(null, "", link);
   }
 
   function lines(list, cls) {
