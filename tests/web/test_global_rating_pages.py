@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from tests.web.conftest import make_user, played_tournament, quick_bot
 from tournaments import skill
-from tournaments.models import Rating
+from tournaments.models import Rating, Tournament
 from tournaments.ratings import Z95
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_matches")]
@@ -68,3 +68,12 @@ def test_an_interval_stays_within_the_scale() -> None:
     Rating.objects.filter(pk=rows[0].pk).update(elo=2950.0, deviation=100.0)
     board = Client().get(reverse("web:leaderboard", args=["bigtwo"])).content.decode()
     assert "[2754, 3000]" in board
+
+
+def test_the_tournament_page_shows_each_bots_global_rating_beside_the_fit() -> None:
+    rows = rated_field()
+    tournament = Tournament.objects.get()
+    page = Client().get(reverse("web:tournament", args=[tournament.pk])).content.decode()
+    for rating in rows:
+        assert f"{floatformat(rating.elo, 0)} {shown(rating)}" in page
+    assert "Global rating (95%)" in page

@@ -20,7 +20,7 @@ from judge import games
 from judge.games import GAMES
 from tournaments import clocks, ratings, services
 from tournaments.api.permissions import may_change_tournament
-from tournaments.models import BotVersion, Tournament
+from tournaments.models import BotVersion, Rating, Tournament
 from tournaments.ratings import HeadToHead
 from tournaments.standings import tournament_table
 from tournaments.web import text
@@ -149,7 +149,10 @@ def live_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]
     page = keyset_page(request, matches, "number", MATCHES_PER_PAGE, descending=False)
     page = replace(page, object_list=with_places(page.object_list))
     link = link_for("web:bot")
-    rows = [standing_line(row, table.versions[row.participant], link) for row in table.rows]
+    overall = global_ratings({v.bot_id for v in table.versions.values()})
+    rows = [
+        standing_line(row, table.versions[row.participant], link, overall) for row in table.rows
+    ]
     return {
         "tournament": tournament,
         "title": games.title(tournament.game),
@@ -177,9 +180,20 @@ class StandingLine:
     elo: str
     low: str
     high: str
+    overall: str  # the bot's global rating and its interval, "" if it has none
+    overall_provisional: bool
 
 
-def standing_line(row: ratings.Standing[int], version: BotVersion, link: Any) -> StandingLine:
+def global_ratings(bot_ids: set[int]) -> dict[int, Rating]:
+    """The global rating rows of these bots (one query), shown beside the fit."""
+    fields = ("bot_id", "elo", "deviation", "units")
+    return {r.bot_id: r for r in Rating.objects.filter(bot_id__in=bot_ids).only(*fields)}
+
+
+def standing_line(
+    row: ratings.Standing[int], version: BotVersion, link: Any, overall: dict[int, Rating]
+) -> StandingLine:
+    rating = overall.get(version.bot_id)
     return StandingLine(
         row=row,
         version=version,
@@ -192,7 +206,14 @@ def standing_line(row: ratings.Standing[int], version: BotVersion, link: Any) ->
         elo=text.whole(row.elo),
         low=text.whole(row.elo_low),
         high=text.whole(row.elo_high),
+        overall=shown_rating(rating) if rating else "",
+        overall_provisional=bool(rating and rating.provisional),
     )
+
+
+def shown_rating(rating: Rating) -> str:
+    """A global rating as the pages write it: "1518 [1452, 1584]"."""
+    return f"{text.whole(rating.elo)} [{text.whole(rating.low)}, {text.whole(rating.high)}]"
 
 
 def head_cells(scores: dict[int, HeadToHead], order: list[int]) -> SafeString:
