@@ -170,7 +170,18 @@ class SeatAdmin(BigTableAdmin):
 
 @admin.register(Rating)
 class RatingAdmin(BigTableAdmin):
-    list_display = ("bot", "game", "elo", "matches", "wins", "draws", "losses", "updated_at")
+    list_display = (
+        "bot",
+        "game",
+        "elo",
+        "deviation",
+        "units",
+        "matches",
+        "wins",
+        "draws",
+        "losses",
+        "updated_at",
+    )
     list_select_related = ("bot",)
     list_filter = (GameFilter,)
     search_fields = ("=bot__name",)
