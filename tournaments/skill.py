@@ -98,9 +98,11 @@ class Skill:
 
 
 def interval(elo: float, deviation: float) -> tuple[float, float]:
-    """elo +- 1.96 deviations, clipped to [ELO_MIN, ELO_MAX]."""
+    """elo +- 1.96 deviations, both ends clipped to [ELO_MIN, ELO_MAX] (a rating beyond
+    the scale shows an interval at its edge)."""
     half = Z95 * max(deviation, 0.0)
-    return max(elo - half, ELO_MIN), min(elo + half, ELO_MAX)
+    low = min(max(elo - half, ELO_MIN), ELO_MAX)
+    return low, max(min(elo + half, ELO_MAX), ELO_MIN)
 
 
 def is_provisional(units: int, deviation: float) -> bool:

@@ -142,6 +142,8 @@ def test_the_interval_is_clipped_to_the_scale() -> None:
     assert skill.interval(100.0, 200.0) == (ELO_MIN, pytest.approx(100.0 + 1.96 * 200.0, 1e-3))
     assert skill.interval(2900.0, 200.0)[1] == ELO_MAX
     assert skill.interval(1500.0, -5.0) == (1500.0, 1500.0)
+    assert skill.interval(3200.0, 50.0) == (ELO_MAX, ELO_MAX)
+    assert skill.interval(-300.0, 50.0) == (ELO_MIN, ELO_MIN)
 
 
 def test_a_match_of_many_units_is_its_units_one_after_another() -> None:
