@@ -59,6 +59,8 @@ SKILL_STEP = 0.15
 SLOTS = 4
 #: Refit and check every this many games (and at most every 2% more games).
 CHECK_EVERY = 400
+#: Checks of the newcomer's place, every this many games.
+NEWCOMER_EVERY = 24
 #: Give up (and say so) after this many games.
 MAX_GAMES = 1_000_000
 
@@ -197,11 +199,14 @@ def ladder_tables(cell: Cell) -> Schedule:
 
 
 def round_robin_tables(cell: Cell, rng: random.Random) -> Schedule:
+    """Round after round of one round robin of the current bots (its seats rotate within
+    each duplicate match; the schedule is made once, as a tournament makes it)."""
+
     def tables(league: League) -> Iterator[tuple[int, ...]]:
         bots = sorted(league.skills)
+        one_round = schedule(len(bots), cell.players, 1, rng.randrange(2**31))
         while True:
-            for table in schedule(len(bots), cell.players, 1, rng.randrange(2**31)):
-                yield tuple(bots[i] for i in table)
+            yield from (tuple(bots[i] for i in table) for table in one_round)
 
     return tables
 
@@ -212,10 +217,12 @@ def play_until(
     tables: Schedule,
     rng: random.Random,
     done: Callable[[League], bool],
+    every: int = CHECK_EVERY,
 ) -> int:
-    """Play ``tables`` until ``done`` holds at a check; the games played (this phase)."""
+    """Play ``tables`` until ``done`` holds at a check (every ``every`` games, and at
+    most every 2% more); the games played (this phase)."""
     start = league.games
-    next_check = start + CHECK_EVERY
+    next_check = start + every
     source = tables(league)
     batch: list[tuple[int, ...]] = []
     while league.games - start < MAX_GAMES:
@@ -226,7 +233,7 @@ def play_until(
         if league.games >= next_check:
             if done(league):
                 return league.games - start
-            next_check = league.games + max(CHECK_EVERY, (league.games - start) // 50)
+            next_check = league.games + max(every, (league.games - start) // 50)
     return -1
 
 
@@ -256,7 +263,7 @@ def run(cell: Cell, bots: int, seed: int, ladder_first: bool) -> Outcome:
         streak["n"] = streak["n"] + 1 if abs(place - 2) <= 1 else 0
         return streak["n"] >= 2
 
-    newcomer_games = play_until(league, cell, schedule_for, rng, placed)
+    newcomer_games = play_until(league, cell, schedule_for, rng, placed, every=NEWCOMER_EVERY)
     own = league.own.get(newcomer, 0) - own_before
     return Outcome(order_games, newcomer_games, own, time.perf_counter() - began)
 

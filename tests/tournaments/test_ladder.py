@@ -7,8 +7,10 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import transaction
+from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import first_legal
@@ -213,3 +215,25 @@ def test_a_new_broker_cancels_queued_ladder_matches_rather_than_resend_them(
     assert "1 queued ladder matches cancelled" in out.getvalue()
     queued.refresh_from_db()
     assert queued.status == Match.Status.CANCELLED
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("redis_broker")
+def test_the_admin_pauses_a_ladder_as_the_command_does(settings: SettingsWrapper) -> None:
+    settings.LADDER_ENABLED, settings.LADDER_SLOTS, settings.TOURNAMENT_SLOTS = True, 1, 1
+    for i in range(2):
+        first_legal("oceans11", f"o{i}")
+    dispatch.dispatch()
+    (queued,) = ladder_in_flight()
+    admin = User.objects.create_superuser("operator", password="operator-password-1")
+    client = Client()
+    client.force_login(admin)
+    row = ladder.ladder_of("oceans11")
+    answer = client.post(
+        "/admin/tournaments/ladder/", {"action": "pause", "_selected_action": [row.pk]}
+    )
+    assert answer.status_code == 302
+    row.refresh_from_db()
+    queued.refresh_from_db()
+    assert row.paused and queued.status == Match.Status.CANCELLED
+    assert "paused" in client.get("/admin/tournaments/ladder/").content.decode()
