@@ -21,6 +21,8 @@ from django.db.models import Model
 from psycopg.types.json import Jsonb
 from tqdm import tqdm
 
+from tournaments.skill import Skill, rate_unit
+
 #: (game, seats at a table) of the seeded matches.
 TABLES = (("oceans11", 2), ("bigtwo", 4), ("fifteen35", 3))
 
@@ -39,7 +41,7 @@ class Shape:
 class Standing:
     """A bot's rating row as the service keeps it."""
 
-    elo: float = 1500.0
+    skill: Skill = field(default_factory=Skill)
     matches: int = 0
     record: list[int] = field(default_factory=lambda: [0, 0, 0])  # wins, draws, losses
 
@@ -169,16 +171,18 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
     standings: dict[int, Standing] = {}
     history: list[tuple[int, int, int, float, float]] = []  # match, bot, seq, before, after
     for match_id, _, bots, places in tqdm(plan, desc="ratings", unit=" matches", mininterval=2):
-        before = {b: standings.setdefault(b, Standing()).elo for b in bots}
-        after = ratings.elo_update(before, ratings.Placing(tuple(bots), tuple(places)))
+        before = {b: standings.setdefault(b, Standing()).skill for b in bots}
+        # One unit per match: the matches have no games, so the service rates their places.
+        moved = rate_unit(before, ratings.Placing(tuple(bots), tuple(places)))
+        after = {b: moved.get(b, before[b]) for b in bots}
         for a, b, score in ratings.pairwise(bots, places):
             for bot, mine in ((a, score), (b, 1.0 - score)):
                 standings[bot].record[0 if mine == 1.0 else 2 if mine == 0.0 else 1] += 1
         for bot in bots:
             row = standings[bot]
             row.matches += 1
-            history.append((match_id, bot, row.matches, before[bot], after[bot]))
-            row.elo = after[bot]
+            history.append((match_id, bot, row.matches, before[bot].elo, after[bot].elo))
+            row.skill = after[bot]
     copy_rows(Match, _matches(plan, shape, start), shape.matches)
     seats = sum(len(bots) for _, _, bots, _ in plan)
     copy_rows(Seat, _seats(plan), seats)
@@ -206,7 +210,12 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
                 "id": bot,
                 "bot_id": bot,
                 "game": games[bot - 1],
-                "elo": row.elo,
+                "elo": row.skill.elo,
+                "deviation": row.skill.deviation,
+                "units": row.skill.units,
+                "variance": row.skill.variance,
+                "information": row.skill.information,
+                "spread": row.skill.spread,
                 "matches": row.matches,
                 "wins": row.record[0],
                 "draws": row.record[1],
