@@ -9,6 +9,8 @@
   const root = document.getElementById("viewer");
   if (!root) return;
   const $ = (id) => document.getElementById(id);
+  const LEGAL_SHOWN = 6;
+  const PHONE = window.matchMedia("(max-width: 600px)");
   const state = { data: null, pos: 0, game: 0, seat: "all", timer: null, wanted: undefined };
 
   function seatName(seat) {
@@ -127,19 +129,30 @@
     line.append(el("span", "time", time));
     box.append(line);
     if (step.legal) {
-      const legal = el("div", "legal");
-      legal.append(el("span", "label", "Legal actions: "));
-      step.legal.forEach((option) => {
-        const item = action(option);
-        if (JSON.stringify(option) === JSON.stringify(step.action)) item.classList.add("chosen");
-        legal.append(item);
-      });
-      box.append(legal);
+      box.append(legalActions(step));
     } else if (state.seat !== "all") {
       box.append(el("p", "note", "Not " + seatName(Number(state.seat)) + "'s decision: its view while " +
         seatName(step.seat) + " acts."));
     }
     faults.forEach((f) => box.append(faultBox(f)));
+  }
+
+  /* The legal actions, the chosen one marked; a long list folds on a phone (its summary
+     names the count), so the table's cards stay on the first screen. */
+  function legalActions(step) {
+    const many = step.legal.length > LEGAL_SHOWN;
+    const legal = el(many ? "details" : "div", "legal");
+    const label = el(many ? "summary" : "span", "label", many
+      ? "Legal actions (" + step.legal.length + "): "
+      : "Legal actions: ");
+    legal.append(label);
+    if (many && !PHONE.matches) legal.open = true;
+    step.legal.forEach((option) => {
+      const item = action(option);
+      if (JSON.stringify(option) === JSON.stringify(step.action)) item.classList.add("chosen");
+      legal.append(item);
+    });
+    return legal;
   }
 
   /* A fault at its step: who, what, why, and the answer that caused it. */
