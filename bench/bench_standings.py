@@ -113,16 +113,19 @@ def old_table(tournament: Any) -> Any:
 
 def timed(
     call: Callable[[], Any], before: Callable[[], Any] = lambda: None, runs: int = REQUESTS
-) -> tuple[float, float]:
-    """p50 and p95 of ``call`` in milliseconds over ``runs`` runs (``before`` untimed)."""
-    times = []
+) -> tuple[float, float, float]:
+    """p50 and p95 of ``call`` in milliseconds over ``runs`` runs (``before`` untimed), and
+    the median CPU time of this process per call (the wall clock on a loaded machine also
+    counts the turns waited for a core)."""
+    times, used = [], []
     for _ in range(runs):
         before()
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         call()
         times.append(1000 * (time.perf_counter() - began))
+        used.append(1000 * (time.process_time() - cpu))
     times.sort()
-    return statistics.median(times), times[int(0.95 * (len(times) - 1))]
+    return statistics.median(times), times[int(0.95 * (len(times) - 1))], statistics.median(used)
 
 
 def kept_tournament(game: str, size: int, bots: int, rng: random.Random) -> Any:
@@ -166,16 +169,28 @@ def measure_pages(tournament: Any) -> None:
     }
     old = timed(lambda: old_table(tournament), runs=5)
     refit = timed(lambda: refresh_table(tournament.pk), runs=10)
-    live = (1.0, 1.0)
+    live = (1.0, 1.0, 1.0)
     for name, call in requests.items():
         figures = timed(call)
         live = figures if name == "live part" else live
-        print(f"  {name:<14} p50 {figures[0]:6.1f} p95 {figures[1]:6.1f} ms")
+        print(
+            f"  {name:<14} p50 {figures[0]:6.1f} p95 {figures[1]:6.1f} ms "
+            f"(cpu p50 {figures[2]:5.1f} ms; this process {resident_mb():.0f} MB)"
+        )
     print(f"  refit after a result (in the worker) p50 {refit[0]:6.0f} p95 {refit[1]:6.0f} ms")
     print(
         f"  baseline, the table re-derived from every stored result on each request: "
         f"p50 {old[0]:6.0f} ms ({old[0] / live[0]:.0f}x the live part now)"
     )
+
+
+def resident_mb() -> float:
+    """This process's resident memory now (MB)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def seed_history(count: int, rng: random.Random) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -16,11 +17,13 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
+from django.db.models.fields.json import KeyTransform
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import format_html, format_html_join
 from django.utils.http import content_disposition_header
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_http_methods
 
 from judge import games
@@ -48,14 +51,6 @@ def seats_without_secrets() -> QuerySet[Seat]:
     )
 
 
-def listed_seats() -> QuerySet[Seat]:
-    """Seats as a list of matches shows them (_match_rows.html: each bot's name and
-    link): only those columns, as a page of 100 six-seat matches is 600 seats."""
-    return Seat.objects.select_related("version__bot").only(
-        "match_id", "index", "version__number", "version__bot__name"
-    )
-
-
 def recent_matches(bot: Bot) -> list[Match]:
     # The bot's latest seats, newest match first: one range of the (bot, match) index.
     ids = Seat.objects.filter(bot=bot).order_by("-match_id").values_list("match_id", flat=True)
@@ -66,54 +61,66 @@ def listed_matches(ids: list[int]) -> list[Match]:
     """These matches as lists show them, newest first, each with its seats' places."""
     found = (
         Match.objects.filter(pk__in=ids)
-        .defer("failure", "timings", "options", "time_control", "limits")
+        .defer("result", "failure", "timings", "options", "time_control", "limits")
+        .annotate(places=KeyTransform("places", "result"))
         .select_related("tournament")
-        .prefetch_related(Prefetch("seats", queryset=listed_seats()))
         .order_by("-id")
     )
     return with_places(found)
 
 
-def with_places(matches: Iterable[Match]) -> list[Match]:
-    """The matches, each with ``seat_lines``: (seat, its place or None) in seat order;
-    ``seats_html``, those seats written out (each bot linked, with its place); and
-    ``link``, the match page's address.
+#: A listed match's seat: its index, its bot's id and name.
+SeatLine = tuple[int, int, str]
 
-    A list of 100 six-seat matches is 700 links: written here with one ``reverse`` per
-    kind of page, where ``{% url %}`` and the nested loop in the template took longer than
-    every query of the page (_match_rows.html places these strings).
+
+def with_places(matches: Iterable[Match]) -> list[Match]:
+    """The matches, each with ``seats_html``: its seats in seat order, written out (each
+    bot linked, with its place); and ``link``, the match page's address.
+
+    The seats come in one query as plain rows (bot id and name), not as seat, version and
+    bot objects; the links come from one ``reverse`` per kind of page. A list of 100
+    six-seat matches is 600 seats and 700 links: as objects, ``{% url %}`` tags and a loop
+    in the template they took longer than every query of the page (_match_rows.html only
+    places these strings). The matches' places come from their result, or from a
+    ``places`` annotation (result__places) when a list defers the whole result.
     """
     listed = list(matches)
     bot_link, match_link = link_for("web:bot"), link_for("web:match")
+    seats: dict[int, list[SeatLine]] = defaultdict(list)
+    if listed:
+        for match_id, *line in (
+            Seat.objects.filter(match__in=[match.pk for match in listed])
+            .order_by("match_id", "index")
+            .values_list("match_id", "index", "version__bot_id", "version__bot__name")
+        ):
+            seats[match_id].append(tuple(line))  # type: ignore[arg-type]
     for match in listed:
-        # A list may annotate ``places`` (result__places) and defer the whole result.
         places = getattr(match, "places", None)
         if places is None:
             places = (match.result or {}).get("places", [])
-        lines = [
-            (seat, places[seat.index] if seat.index < len(places) else None)
-            for seat in match.seats.all()
-        ]
-        match.seat_lines = lines  # type: ignore[attr-defined]
-        match.seats_html = seats_html(lines, bot_link)  # type: ignore[attr-defined]
+        match.seats_html = seats_html(seats[match.pk], places, bot_link)  # type: ignore[attr-defined]
         match.link = match_link(match.pk)  # type: ignore[attr-defined]
     return listed
 
 
-def seats_html(lines: list[tuple[Seat, int | None]], bot_link: Callable[[int], str]) -> str:
+def seats_html(
+    lines: list[SeatLine], places: list[int], bot_link: Callable[[int], str]
+) -> SafeString:
     """ "<a href=BOT>name</a> <span class="place p1">1</span>, ..." for one match."""
     return format_html_join(
         ", ",
         '<a href="{}">{}</a>{}',
         (
-            (
-                bot_link(seat.version.bot_id),
-                seat.version.bot.name,
-                "" if not place else format_html(' <span class="place p{0}">{0}</span>', place),
-            )
-            for seat, place in lines
+            (bot_link(bot_id), name, place_html(places[index] if index < len(places) else None))
+            for index, bot_id, name in lines
         ),
     )
+
+
+def place_html(place: int | None) -> SafeString:
+    if not place:
+        return SafeString("")
+    return format_html(' <span class="place p{0}">{0}</span>', place)
 
 
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:

@@ -9,7 +9,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Count, Prefetch
+from django.db.models import Count
 from django.db.models.fields.json import KeyTransform
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -24,7 +24,7 @@ from tournaments.models import BotVersion, Rating, Tournament
 from tournaments.ratings import HeadToHead
 from tournaments.standings import tournament_table
 from tournaments.web import text
-from tournaments.web.bot_views import listed_seats, with_places
+from tournaments.web.bot_views import with_places
 from tournaments.web.forms import TournamentForm
 from tournaments.web.keyset import keyset_page
 from tournaments.web.links import link_for
@@ -143,7 +143,6 @@ def live_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]
     matches = (
         tournament.matches.defer("result", "failure", "timings", "options", "limits")
         .annotate(places=KeyTransform("places", "result"))
-        .prefetch_related(Prefetch("seats", queryset=listed_seats()))
         .order_by("number")
     )
     page = keyset_page(request, matches, "number", MATCHES_PER_PAGE, descending=False)
