@@ -293,6 +293,7 @@ def measure(
     """Figures of every request at each size (requests taking turns between the two
     databases), and the facts of the big one."""
     from tournaments import services
+    from tournaments.collector import tune_for_requests
 
     records = sample_records()
     with scratch_databases(sizes, keep) as names:
@@ -304,6 +305,7 @@ def measure(
             found["record a result (finish_match)"] = recording(facts[-1])
             found["lease reaper"] = services.reap_matches
             calls.append(found)
+        tune_for_requests()  # as tournaments/wsgi.py does in a served process
         memory = resident_mb()
         figures: list[dict[str, Figure]] = [{}, {}]
         for request in calls[0]:

@@ -134,7 +134,7 @@ def kept_tournament(game: str, size: int, bots: int, rng: random.Random) -> Any:
 
     found = Tournament.objects.filter(name=f"{game} big").first()
     if found is not None:
-        print(f"{game} {size} seats, {MATCHES} matches (kept):")
+        print(f"{game} {size} seats, {MATCHES} matches: kept")
         return found
     from django.db import connection
 
@@ -142,8 +142,8 @@ def kept_tournament(game: str, size: int, bots: int, rng: random.Random) -> Any:
     tournament = seed_tournament(game, size, bots, rng)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # as autovacuum would: the planner knows the tables' sizes
-    print(f"{game} {size} seats, {MATCHES} matches (seeded in "
-          f"{time.perf_counter() - began:.0f} s):")  # fmt: skip
+    print(f"{game} {size} seats, {MATCHES} matches: seeded in "
+          f"{time.perf_counter() - began:.0f} s")  # fmt: skip
     return tournament
 
 
@@ -154,6 +154,7 @@ def measure_pages(tournament: Any) -> None:
 
     client = Client(HTTP_HOST="localhost")
     page = f"/tournaments/{tournament.pk}/"
+    print(f"{tournament.game} {tournament.table_size} seats, {MATCHES} matches:")
 
     def get(url: str) -> Callable[[], None]:
         def call() -> None:
@@ -254,12 +255,16 @@ def main() -> None:
     args = parser.parse_args()
     history = args.history or (100_000 if args.quick else 500_000)
     configure("bench_standings", "memory://", "local")
+    from tournaments.collector import tune_for_requests
+
     rng = random.Random(1)
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with scratch_database("bench_standings_keep" if args.keep else "") as url:
         if not args.recompute:
-            for game, size, bots in TABLES:
-                measure_pages(kept_tournament(game, size, bots, rng))
+            tables = [kept_tournament(game, size, bots, rng) for game, size, bots in TABLES]
+            tune_for_requests()  # as tournaments/wsgi.py does in a served process
+            for tournament in tables:
+                measure_pages(tournament)
         if not args.pages:
             measure_recompute(url, history, rng)
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -268,12 +273,13 @@ def main() -> None:
 def measure_recompute(url: str, history: int, rng: random.Random) -> None:
     """recompute_ratings over a quarter of the history and over all of it (seeded unless
     a kept database holds it already)."""
-    from tournaments.models import Match
+    from tournaments.models import Bot, Match
 
     rated = Match.objects.filter(rating_seq__isnull=False)
     # The quarter first: its child's peak cannot hide the full run's.
     if rated.count() not in (history // 4, history):
         rated.delete()
+        Bot.objects.filter(name__startswith="rated-").delete()  # and their ratings
         seed_history(history // 4, rng)
     if rated.count() == history // 4:
         small = recompute(url)

@@ -20,3 +20,8 @@ for problem in task_problems():
 # itself, compressed and cached (docs/deploy.md); without them (development), nothing.
 if Path(settings.STATIC_ROOT).is_dir():
     application = WhiteNoise(application, root=settings.STATIC_ROOT, prefix=settings.STATIC_URL)
+
+from tournaments.collector import tune_for_requests  # noqa: E402
+
+# Last: everything start-up made is kept out of the collector's way (tournaments/collector.py).
+tune_for_requests()

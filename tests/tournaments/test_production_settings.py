@@ -4,6 +4,9 @@ several writing processes."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -16,6 +19,8 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.test_proxy_settings import settings_with
 from tournaments.env import env_database, local_secret_key
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_debug_is_off_and_tasks_are_not_eager_unless_asked_for(
@@ -93,3 +98,18 @@ def test_error_pages_are_friendly_and_show_no_routes_or_settings(
     assert "Something went wrong" in page
     for leak in ("SECRET-DETAIL-4411", "Traceback", "SECRET_KEY", "DATABASES", settings.SECRET_KEY):
         assert leak not in page
+
+
+def test_a_served_process_freezes_what_start_up_made_for_the_collector() -> None:
+    code = (
+        "import gc, tournaments.wsgi as w; "
+        "from tournaments.collector import THRESHOLDS; "
+        "assert gc.get_threshold() == THRESHOLDS, gc.get_threshold(); "
+        "print(gc.get_freeze_count())"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tournaments.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 10_000  # Django's and the project's modules, settings, URLs
