@@ -30,6 +30,7 @@ Run: ``python -m bench.bench_throughput [--rounds R] [--games G] [--bot-shares N
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import tempfile
 import time
@@ -141,6 +142,13 @@ def cgroup_parent(name: str, shares: int) -> str:
     return f"/{name}"
 
 
+def remove_cgroup(name: str) -> None:
+    """The bench's cgroup folders, in every hierarchy the engine made them (when empty)."""
+    for folder in Path("/sys/fs/cgroup").glob(f"*/{name}"):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=4)
@@ -168,6 +176,8 @@ def main() -> None:
         print(f"load average at start: {load()}")
         measure(args.rounds, args.games, backends)
         print(f"load average at end: {load()}")
+    if parent:
+        remove_cgroup("cardjudge-bench")
 
 
 def load() -> str:
