@@ -69,6 +69,20 @@ def ladder_of(game: str) -> Ladder:
 
 def entrants(game: str) -> list[BotVersion]:
     """The latest accepted, unretired version of each unretired bot of ``game``."""
+    latest = _latest_versions(game)
+    return list(
+        BotVersion.objects.filter(pk__in=latest.values()).select_related("bot").order_by("id")
+    )
+
+
+def entrant_bots(game: str) -> frozenset[int]:
+    """The bots ``entrants`` would choose a version of: one query of ids (a page that only
+    marks them must not load every entrant's version, code and all)."""
+    return frozenset(_latest_versions(game))
+
+
+def _latest_versions(game: str) -> dict[int, int]:
+    """Bot id -> its latest accepted, unretired version's id, for the unretired bots."""
     eligible = BotVersion.objects.filter(
         bot__game=game,
         bot__retired=False,
@@ -78,9 +92,7 @@ def entrants(game: str) -> list[BotVersion]:
     latest: dict[int, int] = {}
     for version_id, bot_id in eligible.order_by("bot_id", "number").values_list("id", "bot_id"):
         latest[bot_id] = version_id
-    return list(
-        BotVersion.objects.filter(pk__in=latest.values()).select_related("bot").order_by("id")
-    )
+    return latest
 
 
 def ladder_matches() -> QuerySet[Match]:
@@ -238,10 +250,10 @@ class Summary:
 
 
 def summary(game: str, with_bots: bool = True) -> Summary:
-    """Three small queries: the ladder row, the entrants' bots (``with_bots``), the
+    """Three small queries: the ladder row, the entrants' bot ids (``with_bots``), the
     matches in flight."""
     row = Ladder.objects.filter(game=game).first()
-    bots = frozenset(v.bot_id for v in entrants(game)) if with_bots else frozenset()
+    bots = entrant_bots(game) if with_bots else frozenset()
     active = ladder_matches().filter(game=game, status__in=ACTIVE).count()
     return Summary(settings.LADDER_ENABLED, bool(row and row.paused), bots, active)
 
