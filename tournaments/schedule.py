@@ -59,6 +59,17 @@ def table_groups(n: int, size: int, seed: int = 0) -> list[Table]:
         count += step
 
 
+def tables_per_round(n: int, size: int) -> tuple[int, bool]:
+    """How many tables a round of ``table_groups`` has, without building them: (count, True)
+    when every combination is played; else (the fewest the balanced search starts from,
+    False), as it may need a few more to let every pair meet."""
+    if n < size or size < 2:
+        return 0, True
+    if math.comb(n, size) <= ALL_TABLES_UP_TO:
+        return math.comb(n, size), True
+    return _table_count(n, size), False
+
+
 def _every_pair_meets(tables: list[list[int]], n: int) -> bool:
     met = {_pair(a, b) for table in tables for a, b in itertools.combinations(table, 2)}
     return len(met) == math.comb(n, 2)

@@ -6,9 +6,20 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.conftest import DESKTOP, PHONE, Visit
+from tests.web.conftest import (
+    DESKTOP,
+    PHONE,
+    Visit,
+    log_in,
+    make_user,
+    played_tournament,
+    quick_bot,
+)
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning"),
+]
 
 
 def test_the_menu_folds_on_a_phone_and_opens_and_closes_from_its_button(visit: Visit) -> None:
@@ -37,3 +48,24 @@ def test_the_menu_folds_on_a_phone_and_opens_and_closes_from_its_button(visit: V
     page.set_viewport_size(DESKTOP)
     expect(toggle).to_be_hidden()
     expect(tournaments).to_be_visible()
+
+
+@pytest.mark.usefixtures("fast_matches")
+def test_the_pages_tables_fit_a_phone_without_sideways_scrolling(visit: Visit) -> None:
+    owner = make_user("ada")
+    entrants = [quick_bot(owner, "bigtwo", f"a-rather-long-bot-name-{i}") for i in range(4)]
+    tournament = played_tournament(owner, "bigtwo", entrants, table_size=2)
+    log_in(visit, "ada")
+    page = visit.page
+    for name, address in [
+        ("home-signed-in", "/"),
+        ("leaderboard", "/leaderboard/bigtwo/"),
+        ("tournament", f"/tournaments/{tournament.pk}/"),
+        ("tournaments", "/tournaments/"),
+        ("bot", f"/bots/{entrants[0].bot_id}/"),
+        ("version", f"/versions/{entrants[0].pk}/"),
+        ("rules", "/rules/fifteen35/"),
+    ]:
+        visit.go(address)
+        expect(page.locator("main h1")).to_be_visible()
+        visit.check(name)  # at 390 px: neither the page nor a table is wider than its box

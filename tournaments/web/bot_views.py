@@ -36,6 +36,7 @@ from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.uploads import Limits, UploadError, read_upload
 from tournaments.web import charts, docs, stats
 from tournaments.web.forms import UploadForm
+from tournaments.web.keyset import requested_key
 from tournaments.web.links import link_for
 
 RECENT_MATCHES = 20
@@ -51,10 +52,20 @@ def seats_without_secrets() -> QuerySet[Seat]:
     )
 
 
-def recent_matches(bot: Bot) -> list[Match]:
-    # The bot's latest seats, newest match first: one range of the (bot, match) index.
-    ids = Seat.objects.filter(bot=bot).order_by("-match_id").values_list("match_id", flat=True)
-    return listed_matches(list(ids.distinct()[:RECENT_MATCHES]))
+def recent_matches(bot: Bot, before: int | None = None) -> tuple[list[Match], int | None]:
+    """RECENT_MATCHES of the bot's matches, newest first (those before match ``before``
+    when given), and the key of the next page's ("more"), or None when there are no more.
+    The bot's seats are one range of the (bot, match) index at any depth."""
+    seats = Seat.objects.filter(bot=bot)
+    if before is not None:
+        seats = seats.filter(match_id__lt=before)
+    ids = list(
+        seats.order_by("-match_id")
+        .values_list("match_id", flat=True)
+        .distinct()[: RECENT_MATCHES + 1]
+    )
+    more = ids[RECENT_MATCHES - 1] if len(ids) > RECENT_MATCHES else None
+    return listed_matches(ids[:RECENT_MATCHES]), more
 
 
 def listed_matches(ids: list[int]) -> list[Match]:
@@ -130,7 +141,8 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     if not mine:
         versions = versions.defer("code", "check_report")
     history = rating_samples(bot)
-    matches = recent_matches(bot)
+    before = requested_key(request, "matches_before")
+    matches, more = recent_matches(bot, before)
     listed = list(versions)
     context: dict[str, Any] = {
         "bot": bot,
@@ -143,6 +155,8 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "ladder_version": ladder.entrant_of(bot),
         "ladder": ladder.summary(bot.game, with_bots=False),
         "ladder_matches": listed_matches(ladder.bot_match_ids(bot, RECENT_MATCHES)),
+        "more_matches": more,
+        "matches_before": before,
     }
     if mine:
         context["logs"] = list(

@@ -94,9 +94,13 @@ class TournamentForm(forms.Form):
         table_size = cast(forms.ChoiceField, self.fields["table_size"])
         table_size.choices = [(n, str(n)) for n in sizes]
         table_size.initial = engine.default_players
-        cast(forms.ChoiceField, self.fields["participants"]).choices = participant_choices(
-            game, versions
-        )
+        self.participant_groups = participant_choices(game, versions)
+        cast(forms.ChoiceField, self.fields["participants"]).choices = self.participant_groups
+
+    def offered_participants(self) -> set[str]:
+        """The values of every participant the form offers (bots and house bots)."""
+        groups = cast(list[tuple[str, list[tuple[str, str]]]], self.participant_groups)
+        return {value for _, group in groups for value, _ in group}
 
     def clean_options(self) -> dict[str, Any]:
         text = self.cleaned_data["options"].strip()

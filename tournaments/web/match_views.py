@@ -61,6 +61,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
             for i, game in enumerate(played)
         ],
         "faults": [fault_line(fault, names) for fault in match.faults or []],
+        "names": names,  # the page's title names the bots
         "has_replay": match.status == Match.Status.DONE,
         **status_context(match),
     }

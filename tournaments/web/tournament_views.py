@@ -4,29 +4,33 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
+from urllib.parse import urlencode
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.db.models.fields.json import KeyTransform
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from judge import games
+from judge.engine import Game
 from judge.games import GAMES
 from tournaments import clocks, ratings, services
 from tournaments.api.permissions import may_change_tournament
-from tournaments.models import BotVersion, Rating, Tournament
+from tournaments.models import Bot, BotVersion, Rating, Tournament
 from tournaments.ratings import HeadToHead
 from tournaments.standings import tournament_table
-from tournaments.web import text
+from tournaments.web import estimate, text
 from tournaments.web.bot_views import with_places
 from tournaments.web.forms import TournamentForm
-from tournaments.web.keyset import keyset_page
+from tournaments.web.keyset import keyset_page, requested_key
 from tournaments.web.links import link_for
 
 TOURNAMENTS_PER_PAGE = 50
@@ -34,13 +38,51 @@ MATCHES_PER_PAGE = 100
 
 
 def tournament_list(request: HttpRequest) -> HttpResponse:
+    """Newest first, a keyset page at a time, filtered by game, status and "mine"."""
+    chosen = list_filters(request)
     found = (
-        Tournament.objects.select_related("owner")
+        Tournament.objects.filter(_filtered(request, chosen))
+        .select_related("owner")
         .annotate(entrants=Count("participants"))
         .order_by("-id")
     )
     page = keyset_page(request, found, "id", TOURNAMENTS_PER_PAGE, descending=True)
-    return render(request, "web/tournaments.html", {"page": page, "titles": dict(games.choices())})
+    context = {
+        "page": page,
+        "filters": chosen,
+        "page_query": urlencode(chosen) + "&" if chosen else "",
+        "games": games.choices(),
+        "statuses": [status for status in Tournament.Status if status != Tournament.Status.DRAFT],
+    }
+    return render(request, "web/tournaments.html", context)
+
+
+def list_filters(request: HttpRequest) -> dict[str, str]:
+    """The list's filters the request names that are real ones (others are ignored)."""
+    chosen = {}
+    if request.GET.get("game") in GAMES:
+        chosen["game"] = request.GET["game"]
+    if request.GET.get("status") in Tournament.Status.values:
+        chosen["status"] = request.GET["status"]
+    if request.GET.get("mine") == "1" and request.user.is_authenticated:
+        chosen["mine"] = "1"
+    return chosen
+
+
+def _filtered(request: HttpRequest, chosen: dict[str, str]) -> Q:
+    """Game and status are ranges of their (field, id) indexes; "mine" is the user's own
+    tournaments and those their bots entered (a semi-join on the user's entries only)."""
+    where = Q()
+    if "game" in chosen:
+        where &= Q(game=chosen["game"])
+    if "status" in chosen:
+        where &= Q(status=chosen["status"])
+    if "mine" in chosen:
+        entries = Tournament.participants.through.objects.filter(
+            botversion__bot__owner_id=request.user.pk
+        ).values("tournament_id")
+        where &= Q(owner_id=request.user.pk) | Q(pk__in=entries)
+    return where
 
 
 def entrant_versions(game: str) -> list[BotVersion]:
@@ -66,11 +108,21 @@ def entrant_versions(game: str) -> list[BotVersion]:
 @login_required
 @require_http_methods(["GET", "POST"])
 def tournament_create(request: HttpRequest) -> HttpResponse:
-    game = request.GET.get("game") or request.POST.get("game") or next(iter(GAMES))
+    """Step 1 picks the game (the bot of "Enter it in a tournament" implies it); step 2 is
+    the form, with that bot ticked, a name ready and an estimate of the work it makes."""
+    own = _own_bot(request)
+    game = request.GET.get("game") or request.POST.get("game") or (own.game if own else "")
+    if not game:
+        return render(request, "web/tournament_game.html", {"game_list": game_list()})
     if game not in GAMES:
         raise Http404(f"no game {game!r}")
     versions = entrant_versions(game)
-    form = TournamentForm(request.POST or None, game=game, versions=versions)
+    if request.GET.get("part") == "estimate":  # the form's values as they are being typed
+        form = TournamentForm(request.GET, game=game, versions=versions)
+        return render(request, "web/_tournament_estimate.html", estimate_context(game, form))
+    ticked = [f"v{v.pk}" for v in versions if own is not None and v.bot_id == own.pk]
+    initial = {"name": default_name(game), "participants": ticked}
+    form = TournamentForm(request.POST or None, game=game, versions=versions, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             with transaction.atomic():  # refused at the start (a quota): no draft is left
@@ -82,10 +134,68 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "game": game,
-        "games": games.choices(),
+        "own": own,
         "option_schema": option_schema(game),
+        **estimate_context(game, form),
     }
     return render(request, "web/tournament_create.html", context)
+
+
+def game_list() -> list[tuple[str, str, type[Game]]]:
+    """(name, title, engine class) of every game, for the first step."""
+    return [(name, games.title(name), cls) for name, cls in GAMES.items()]
+
+
+def _own_bot(request: HttpRequest) -> Bot | None:
+    """The user's bot named by ``?bot=ID`` (from "Enter it in a tournament"), or None."""
+    bot_id = requested_key(request, "bot")
+    if bot_id is None:
+        return None
+    return Bot.objects.filter(pk=bot_id, owner_id=request.user.pk, retired=False).first()
+
+
+def default_name(game: str) -> str:
+    """A name to start from: the game and the day ("Big Two round robin, 2026-12-01")."""
+    return f"{games.title(game)} round robin, {timezone.localdate():%Y-%m-%d}"
+
+
+def estimate_context(game: str, form: TournamentForm) -> dict[str, Any]:
+    """The estimate of what the form makes: from its values as sent when it is bound (the
+    estimate endpoint reads them unchecked, each clamped to its field's bounds), else from
+    its initial values."""
+    data = form.data if form.is_bound else None
+
+    def number(name: str) -> int:
+        field = form.fields[name]
+        low, high = _bounds(field)
+        start = form.initial.get(name, field.initial)
+        text = str(data.get(name, "")) if data is not None else str(start)
+        return min(max(int(text), low), high) if text.isdigit() and len(text) < 6 else start
+
+    if isinstance(data, QueryDict):
+        chosen = set(data.getlist("participants"))
+        duplicate = data.get("duplicate") in ("on", "true", "1")
+    else:
+        chosen = set(form.initial.get("participants", []))
+        duplicate = bool(form.fields["duplicate"].initial)
+    offered = form.offered_participants()
+    found = estimate.estimate(
+        game,
+        len(chosen & offered),
+        number("table_size"),
+        number("rounds"),
+        number("games_per_pairing"),
+        duplicate,
+    )
+    return {"estimate": found, "game_title": games.title(game)}
+
+
+def _bounds(field: forms.Field) -> tuple[int, int]:
+    """An integer field's bounds: its min and max, or its choices' lowest and highest."""
+    if isinstance(field, forms.TypedChoiceField):
+        values = [int(value) for value, _ in cast(list[tuple[int, str]], field.choices)]
+        return min(values), max(values)
+    return int(getattr(field, "min_value", 0) or 0), int(getattr(field, "max_value", 0) or 0)
 
 
 def option_schema(game: str) -> list[dict[str, Any]]:

@@ -1,6 +1,10 @@
-// The main menu folds behind a "Menu" button on a narrow screen (the CSS decides when);
-// without this script the menu is simply always open.
+// Every page: the main menu folds behind a "Menu" button on a narrow screen (the CSS
+// decides when; without this script the menu is simply always open), and a form's error
+// summary takes the focus, so a keyboard or screen-reader user starts at what to fix.
+"use strict";
 (function () {
+  const summary = document.getElementById("error-summary");
+  if (summary) summary.focus();
   const nav = document.getElementById("nav");
   const toggle = nav && nav.querySelector(".menu-toggle");
   if (!toggle) return;
