@@ -8,10 +8,11 @@ another host is refused and recorded, and every test asserts there was none.
 Every page a browser test opens is audited by axe-core (the copy pinned in pyproject.toml
 with axe-playwright-python): ``Visit.go``, ``Visit.shot`` and ``Visit.check`` run it on the
 page as it stands and fail on any serious or critical violation, and the ``visit`` fixture
-fails a test that left a page (a new document: a link, a form, a redirect) without one of
-them having audited it. ``Visit.check(name)`` is the review of a finished page: the audit,
-screenshots at 1280x800 and 390x844 (``test-artifacts/web/<test>/<name>-desktop.png`` and
-``-phone.png``), and, at phone size, no sideways scrolling (the page and every table fit).
+fails a test that left a page (a new document: a link, a form, a redirect; counted when
+its answer arrives, before it can be seen) without one of them having audited it.
+``Visit.check(name)`` is the review of a finished page: the audit, screenshots at 1280x800
+and 390x844 (``test-artifacts/web/<test>/<name>-desktop.png`` and ``-phone.png``), and, at
+phone size, no sideways scrolling (the page and every table fit).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 from django.db import transaction
-from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Response, Route, expect, sync_playwright
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tournaments import services
@@ -159,7 +160,7 @@ class Visit:
         self.unaudited: str | None = None
         self.missed: list[str] = []
         page.route("**/*", self._only_loopback)
-        page.on("load", self._loaded)
+        page.on("response", self._answered)
 
     def _only_loopback(self, route: Route) -> None:
         host = urlsplit(route.request.url).hostname or ""
@@ -169,10 +170,20 @@ class Visit:
             self.outside.append(route.request.url)
             route.abort()
 
-    def _loaded(self, page: Page) -> None:
+    def _answered(self, response: Response) -> None:
+        """A new document on its way (a navigation's answer that is not a redirect or a
+        download): the one before it must have been audited. Counted at the answer, which
+        comes before the new page can be seen, so no audit of the new page can precede it
+        (the load event can: it waits for the page's styles and scripts)."""
+        request = response.request
+        if not request.is_navigation_request() or request.frame != self.page.main_frame:
+            return
+        disposition = response.headers.get("content-disposition") or ""
+        if 300 <= response.status < 400 or disposition.startswith("attachment"):
+            return
         if self.unaudited is not None:
             self.missed.append(self.unaudited)
-        self.unaudited = page.url
+        self.unaudited = response.url
 
     def go(self, path: str) -> None:
         """Open ``path`` and audit it as it loaded."""
@@ -182,6 +193,7 @@ class Visit:
     def audit(self, name: str = "") -> None:
         """axe-core over the page as it stands: no serious or critical violation (the
         others are written to ``axe-NAME.txt`` beside the screenshots, for review)."""
+        self.page.wait_for_load_state("load")  # its styles in place (contrast, layout)
         results = AXE.run(self.page)
         self.unaudited = None
         violations = results.response["violations"]
