@@ -81,6 +81,7 @@ class League:
     units: list[ratings.Placing[int]] = field(default_factory=list)
     games: int = 0
     own: dict[int, int] = field(default_factory=dict)
+    met: Counter[tuple[int, int]] = field(default_factory=Counter)
 
     def play(self, cell: Cell, table: Sequence[int], rng: random.Random) -> None:
         """One duplicate-deal match at ``table``, rated as the service rates it."""
@@ -92,6 +93,8 @@ class League:
         ]
         self.skills_now.update(skill.rate_units(self.skills_now, units))
         self.units += units
+        for a, b in itertools.combinations(sorted(seats), 2):
+            self.met[a, b] += 1
         for bot in seats:
             self.matches[bot] = self.matches.get(bot, 0) + 1
             self.own[bot] = self.own.get(bot, 0) + len(result["games"])
@@ -190,7 +193,8 @@ Schedule = Callable[[League], Iterator[tuple[int, ...]]]
 def ladder_tables(cell: Cell) -> Schedule:
     def tables(league: League) -> Iterator[tuple[int, ...]]:
         while True:
-            picks = matchmaking.choose(league.players(), cell.players, SLOTS, units=1)
+            players = league.players()
+            picks = matchmaking.choose(players, cell.players, SLOTS, units=1, met=league.met)
             if not picks:
                 return
             yield from (tuple(p.key for p in pick.seats) for pick in picks)

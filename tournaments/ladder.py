@@ -17,11 +17,15 @@ to three quarters of the games needed to separate two bots in all three games).
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import secrets
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 
 from django.conf import settings
 from django.db.models import Max, QuerySet
@@ -138,6 +142,23 @@ def later_versions_matches(versions: Sequence[BotVersion]) -> dict[int, int]:
     return counts
 
 
+#: The latest ladder matches of a game whose pairs count as having met (``meetings``).
+MEETINGS_WINDOW = 2000
+
+
+def meetings(game: str) -> Counter[tuple[int, int]]:
+    """How often each two versions met in the game's latest MEETINGS_WINDOW ladder
+    matches: a pair whose difference is already well measured gives way to others."""
+    recent = ladder_matches().filter(game=game, status=Match.Status.DONE).order_by("-id")
+    ids = list(recent.values_list("id", flat=True)[:MEETINGS_WINDOW])
+    seats = Seat.objects.filter(match_id__in=ids).order_by("match_id", "index")
+    met: Counter[tuple[int, int]] = Counter()
+    for _, rows in groupby(seats.values_list("match_id", "version_id"), key=itemgetter(0)):
+        versions = sorted({version for _, version in rows})
+        met.update(itertools.combinations(versions, 2))
+    return met
+
+
 def busy_versions(game: str) -> set[int]:
     """Versions of ``game`` seated at a ladder match not over yet (one table at a time)."""
     active = ladder_matches().filter(game=game, status__in=ACTIVE)
@@ -175,8 +196,8 @@ def plan(game: str, tables: int) -> Plan:
     if not size:
         return Plan(game, size, [], len(versions), len(busy), "too few entrants for a table")
     free = [p for p in players(versions) if p.key not in busy]
-    units = ladder.deals
-    picks = matchmaking.choose(free, size, tables, units, settings.LADDER_TARGET_DEVIATION)
+    target = settings.LADDER_TARGET_DEVIATION
+    picks = matchmaking.choose(free, size, tables, ladder.deals, target, meetings(game))
     note = "" if picks else "every free entrant's rating is settled"
     return Plan(game, size, picks, len(versions), len(busy), note)
 

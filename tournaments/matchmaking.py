@@ -1,35 +1,38 @@
 """The ladder's choice of tables: pure functions over players' ratings (no database).
 
-The rule: **play the table whose results are expected to narrow the players' rating
-intervals most** (docs/ladder.md). Each player is a rating ``mu`` and its standard
-deviation ``sigma`` (Elo points). A table's gain is the sum over its seats of the expected
-fall of sigma after one match, from a Gaussian (Laplace) approximation of the Elo model:
+The rule: **play the table whose results are expected to narrow the intervals of the
+differences between its players most** (docs/ladder.md): the ladder is there to order the
+bots, and an order is made of differences. Each player is a rating ``mu`` and its
+standard deviation ``sigma`` (Elo points). For each pair a, b at a table
+(``difference_gain``):
 
-- one comparison unit between a and b carries Fisher information
-  ``I = c² p (1 - p)`` about a's rating (``c = ln 10 / 400``), where p is a's expected
-  score, itself softened by both players' uncertainty (Glicko's g factor): a near-even
-  game teaches most, a mismatch almost nothing;
-- the opponent's own uncertainty dilutes it: ``I / (1 + I σ_b²)`` (a result against an
-  unknown opponent says little about either);
-- at a table of n the n - 1 pairs of one placing are decided together, so their sum is
-  divided by ``1 + 0.22 (n - 2)`` (the variance inflation the calibration study measured:
-  1.44 at 4 seats, about 1.9 at 6);
-- a match of ``units`` units (games or duplicate deals) adds that much information;
-  the new sigma is ``1 / sqrt(1 / σ² + total)``.
+- one comparison unit between them carries Fisher information ``I = c² p (1 - p)``
+  (``c = ln 10 / 400``), p a's expected score softened by both deviations (Glicko's g): a
+  near-even game teaches most, a mismatch almost nothing;
+- what is known of their difference before: ``V0 = 1 / (1 / (σa² + σb²) + m I)``, both
+  ratings' variances and the pair's own ``m`` recent meetings (so a pair already well
+  measured gives way to others);
+- at a table of n the n - 1 pairs of one placing are decided together, so a match of u
+  units counts ``u / (1 + 0.22 (n - 2))`` (the variance inflation the calibration study
+  measured: 1.44 at 4 seats, about 1.9 at 6);
+- the pair's gain is ``sqrt(V0) - sqrt(V1)`` with ``V1 = 1 / (1 / V0 + that × I)``; the
+  table's gain is the sum over its pairs.
 
-So the most uncertain players (new bots and new versions) gain most and play first, and
-each against the opponents nearest their rating whose own ratings are well known. Tables
-are picked greedily: the best table, then the best among the players left (a player sits
-at most one table of a pick; players already playing are left out by the caller). A
-player whose sigma is at or below ``target`` is settled: it still serves as an opponent
-but no table is played for it alone.
+So new bots and new versions (sigma 350) play first, each against opponents near its
+rating; neighbours on the ladder meet often, but not the same two again and again. Tables
+are picked greedily: the anchors are the unsettled players in the most valuable pairs
+(every pair is scored), each grown seat by seat with the player that adds most gain; the
+best table is played, its players leave the pool, and so on. A player whose sigma is at or
+below ``target`` is settled: it still serves as an opponent, but no table is made for it
+alone. ``sigma_after`` gives each seat's expected deviation after the match (shown by
+``manage.py ladder plan``).
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -100,10 +103,27 @@ def sigma_after(table: Sequence[Player[K]], units: int) -> tuple[float, ...]:
     return tuple(after)
 
 
-def evaluate(table: Sequence[Player[K]], units: int) -> Pick[K]:
-    after = sigma_after(table, units)
-    gain = sum(p.sigma - s for p, s in zip(table, after, strict=True))
-    return Pick(tuple(table), gain, after)
+Met = Mapping[tuple[K, K], int]
+
+
+def evaluate(table: Sequence[Player[K]], units: int, met: Met[K] | None = None) -> Pick[K]:
+    shrink = units / (1.0 + PAIR_CORRELATION * (len(table) - 2))
+    return Pick(tuple(table), Pairs(met).gain(table, shrink), sigma_after(table, units))
+
+
+def difference_gain(a: Player[K], b: Player[K], meetings: int, shrink: float) -> float:
+    """How much one more match narrows the interval of the difference between a and b.
+
+    What is known of the difference before: both ratings' variances, plus the pair's own
+    ``meetings`` (each a near-``information`` unit of the pair): V0 = 1 / (1 / (σa² + σb²)
+    + meetings I); after one more match of ``shrink`` units, V1 = 1 / (1 / V0 + shrink I);
+    the gain is sqrt(V0) - sqrt(V1). I = c² p (1 - p), p softened by both deviations.
+    """
+    p = expected_score(a, b)
+    fisher = C * C * p * (1.0 - p)
+    before = 1.0 / (1.0 / (a.sigma**2 + b.sigma**2) + meetings * fisher)
+    after = 1.0 / (1.0 / before + shrink * fisher)
+    return math.sqrt(before) - math.sqrt(after)
 
 
 def choose(
@@ -112,16 +132,18 @@ def choose(
     tables: int,
     units: int = 1,
     target: float = 0.0,
+    met: Met[K] | None = None,
 ) -> list[Pick[K]]:
     """Up to ``tables`` tables of ``size`` from ``players``, best first (see the module).
 
-    Only tables with at least one unsettled player (sigma above ``target``) are played.
-    Ties go to the players with fewer games, then to the order given.
+    ``met[a, b]`` (keys in either order): how often the two have met lately. Only tables
+    with at least one unsettled player (sigma above ``target``) are played. Ties go to
+    the players with fewer games, then to the order given.
     """
     left = list(players)
     picks: list[Pick[K]] = []
     while len(picks) < tables and len(left) >= size:
-        best = best_table(left, size, units, target)
+        best = best_table(left, size, units, target, met)
         if best is None:
             break
         picks.append(best)
@@ -131,14 +153,23 @@ def choose(
 
 
 def best_table(
-    players: Sequence[Player[K]], size: int, units: int, target: float
+    players: Sequence[Player[K]], size: int, units: int, target: float, met: Met[K] | None = None
 ) -> Pick[K] | None:
-    anchors = [p for p in players if p.sigma > target]
-    if not anchors:
+    unsettled = [p for p in players if p.sigma > target]
+    if not unsettled:
         return None
+    pairs = Pairs(met)
+    shrink = units / (1.0 + PAIR_CORRELATION * (size - 2))
     order = {id(p): i for i, p in enumerate(players)}
-    anchors = heapq.nsmallest(ANCHORS, anchors, key=lambda p: (-p.sigma, p.games, order[id(p)]))
-    candidates = (complete(anchor, players, size, units) for anchor in anchors)
+
+    def best_pair(a: Player[K]) -> float:
+        return max(pairs.pair(a, b, shrink) for b in players if b is not a)
+
+    # Anchors: the unsettled players in the most valuable pairs (every pair is looked at).
+    anchors = heapq.nsmallest(
+        ANCHORS, unsettled, key=lambda p: (-best_pair(p), p.games, order[id(p)])
+    )
+    candidates = (complete(anchor, players, size, units, pairs) for anchor in anchors)
 
     def rank(pick: Pick[K]) -> tuple[float, int, int]:
         return (-pick.gain, sum(p.games for p in pick.seats), order[id(pick.seats[0])])
@@ -146,13 +177,15 @@ def best_table(
     return min(candidates, key=rank)
 
 
-def complete(anchor: Player[K], players: Sequence[Player[K]], size: int, units: int) -> Pick[K]:
-    """The anchor's table: each further seat goes to the player that adds most gain.
-
-    The information between two players is computed once per call (``Pairs``): a seat's
-    candidates are scored by the table's gain with each of them added.
-    """
-    pairs = Pairs()
+def complete(
+    anchor: Player[K],
+    players: Sequence[Player[K]],
+    size: int,
+    units: int,
+    pairs: Pairs[K] | None = None,
+) -> Pick[K]:
+    """The anchor's table: each further seat goes to the player that adds most gain."""
+    pairs = pairs or Pairs()
     table = [anchor]
     shrink = units / (1.0 + PAIR_CORRELATION * (size - 2))
     while len(table) < size:
@@ -167,26 +200,29 @@ def complete(anchor: Player[K], players: Sequence[Player[K]], size: int, units: 
         assert best is not None  # the caller leaves at least ``size`` players
         table.append(best)
     # The most uncertain first: the same table found from two anchors is the same pick.
-    return evaluate(sorted(table, key=lambda p: -p.sigma), units)
+    seats = sorted(table, key=lambda p: -p.sigma)
+    return Pick(tuple(seats), pairs.gain(seats, shrink), sigma_after(seats, units))
 
 
-class Pairs:
-    """``information`` of each ordered pair, computed once (tables share their pairs)."""
+class Pairs(Generic[K]):
+    """Each pair's ``difference_gain``, computed once per choice (tables share pairs)."""
 
-    def __init__(self) -> None:
+    def __init__(self, met: Met[K] | None = None) -> None:
+        self.met = met or {}
         self.known: dict[tuple[int, int], float] = {}
 
-    def info(self, a: Player[K], b: Player[K]) -> float:
-        key = (id(a), id(b))
+    def pair(self, a: Player[K], b: Player[K], shrink: float) -> float:
+        key = (id(a), id(b)) if id(a) < id(b) else (id(b), id(a))
         found = self.known.get(key)
         if found is None:
-            found = self.known[key] = information(a, b)
+            meetings = self.met.get((a.key, b.key), 0) or self.met.get((b.key, a.key), 0)
+            found = self.known[key] = difference_gain(a, b, meetings, shrink)
         return found
 
     def gain(self, table: Sequence[Player[K]], shrink: float) -> float:
-        """The table's gain, as ``evaluate`` computes it (``shrink``: units / inflation)."""
-        total = 0.0
-        for a in table:
-            info = sum(self.info(a, b) for b in table if b is not a)
-            total += a.sigma - 1.0 / math.sqrt(1.0 / (a.sigma * a.sigma) + shrink * info)
-        return total
+        """The table's gain: the sum over its pairs of ``difference_gain``."""
+        return sum(
+            self.pair(table[i], table[j], shrink)
+            for i in range(len(table))
+            for j in range(i + 1, len(table))
+        )

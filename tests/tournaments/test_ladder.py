@@ -29,11 +29,19 @@ def test_the_most_uncertain_player_plays_first_against_the_nearest_settled_ratin
         Player("new", 1500, 350, 0),
     ]
     first, second = matchmaking.choose(field, 2, tables=2)
-    # The new bot's partner: the nearest rating among those well known.
-    assert [p.key for p in first.seats] == ["new", "near"]
-    assert [p.key for p in second.seats] == ["unsure", "low"]
+    # The new bot first, against an opponent near its rating (not 300 or 600 away).
+    assert first.seats[0].key == "new" and first.seats[1].key in {"near", "unsure"}
     assert first.after[0] < 350 and first.gain > second.gain > 0
     assert not {p.key for p in first.seats} & {p.key for p in second.seats}
+
+
+def test_a_pair_that_met_often_gives_way_to_one_that_has_not() -> None:
+    field = [Player(k, 1500 + 10 * i, 40, 50) for i, k in enumerate("abcd")]
+    (fresh,) = matchmaking.choose(field, 2, tables=1)
+    again = {tuple(sorted(p.key for p in fresh.seats)): 200}
+    (other,) = matchmaking.choose(field, 2, tables=1, met=again)
+    assert {p.key for p in other.seats} != {p.key for p in fresh.seats}
+    assert other.gain > matchmaking.evaluate(fresh.seats, 1, again).gain
 
 
 def test_an_even_game_between_known_players_teaches_more_than_a_mismatch() -> None:
@@ -178,7 +186,7 @@ def test_the_plan_command_says_what_would_play_next_and_why(settings: SettingsWr
     out = StringIO()
     call_command("ladder", "plan", "--game", "oceans11", "--tables", "1", stdout=out)
     text = out.getvalue()
-    assert "narrow the seats' rating intervals most" in text
+    assert "narrow the intervals of the differences between their players most" in text
     assert "oceans11: tables of 2, 3 entrants, 0 playing now" in text
     assert "1. newcomer v1 (1500 ±350 -> ±" in text, text
     assert Match.objects.count() == 0, "planning plays nothing"

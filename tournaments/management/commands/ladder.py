@@ -21,9 +21,9 @@ from tournaments import ladder, services
 from tournaments.models import BotVersion
 
 RULE = (
-    "The next tables are those whose results are expected to narrow the seats' rating "
-    "intervals most:\neach seat is 'rating ±deviation now -> ±expected after', and the "
-    "gain is the sum of the falls (docs/ladder.md)."
+    "The next tables are those whose results are expected to narrow the intervals of the "
+    "differences between their players most\n(docs/ladder.md); each seat is 'rating "
+    "±deviation now -> ±expected after', the gain is in Elo of those intervals."
 )
 
 
