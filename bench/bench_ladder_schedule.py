@@ -276,6 +276,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bots", type=int, default=50)
     parser.add_argument("--seeds", type=int, default=2, help="populations per cell")
+    parser.add_argument("--first", type=int, default=0, help="the first population's seed")
     parser.add_argument("--quick", action="store_true", help="20 bots, one population")
     parser.add_argument("--only", choices=["oceans11:2", "bigtwo:4", "fifteen35:6"])
     arguments = parser.parse_args()
@@ -286,7 +287,7 @@ def main() -> None:
         cells = [Cell(game, int(players))]
     print(f"{bots} bots, adjacent {SKILL_STEP} performance units apart; {SLOTS} ladder slots")
     for cell in cells:
-        for seed in range(seeds):
+        for seed in range(arguments.first, arguments.first + seeds):
             board = run(cell, bots, seed, ladder_first=True)
             baseline = run(cell, bots, seed, ladder_first=False)
             report(cell, seed, board, baseline)
