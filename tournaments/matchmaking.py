@@ -15,8 +15,9 @@ standard deviation ``sigma`` (Elo points). For each pair a, b at a table
 - at a table of n the n - 1 pairs of one placing are decided together, so a match of u
   units counts ``u / (1 + 0.22 (n - 2))`` (the variance inflation the calibration study
   measured: 1.44 at 4 seats, about 1.9 at 6);
-- the pair's gain is ``sqrt(V0) - sqrt(V1)`` with ``V1 = 1 / (1 / V0 + that × I)``; the
-  table's gain is the sum over its pairs.
+- the pair's gain is ``sqrt(V0) - sqrt(V1)`` with ``V1 = 1 / (1 / V0 + that × I)``,
+  weighted by ``exp(-d² / (8 V0))`` (d the rating difference): a pair whose order is
+  already clear fades out; the table's gain is the sum over its pairs.
 
 So new bots and new versions (sigma 350) play first, each against opponents near its
 rating; neighbours on the ladder meet often, but not the same two again and again. Tables
@@ -112,18 +113,23 @@ def evaluate(table: Sequence[Player[K]], units: int, met: Met[K] | None = None) 
 
 
 def difference_gain(a: Player[K], b: Player[K], meetings: int, shrink: float) -> float:
-    """How much one more match narrows the interval of the difference between a and b.
+    """How much one more match narrows the interval of the difference between a and b,
+    weighted by how open their order still is.
 
     What is known of the difference before: both ratings' variances, plus the pair's own
     ``meetings`` (each a near-``information`` unit of the pair): V0 = 1 / (1 / (σa² + σb²)
     + meetings I); after one more match of ``shrink`` units, V1 = 1 / (1 / V0 + shrink I);
-    the gain is sqrt(V0) - sqrt(V1). I = c² p (1 - p), p softened by both deviations.
+    the narrowing is sqrt(V0) - sqrt(V1), with I = c² p (1 - p), p softened by both
+    deviations. The weight exp(-d² / (8 V0)), d the rating difference, fades a pair whose
+    order is already clear (d well beyond 2 sqrt(V0)): I alone is nearly flat over the
+    nearest few hundred Elo, and spent games on pairs two to four places apart.
     """
     p = expected_score(a, b)
     fisher = C * C * p * (1.0 - p)
     before = 1.0 / (1.0 / (a.sigma**2 + b.sigma**2) + meetings * fisher)
     after = 1.0 / (1.0 / before + shrink * fisher)
-    return math.sqrt(before) - math.sqrt(after)
+    d = a.mu - b.mu
+    return (math.sqrt(before) - math.sqrt(after)) * math.exp(-d * d / (8.0 * before))
 
 
 def choose(
