@@ -333,12 +333,13 @@ def play(
                 if not tables:
                     tables.extend(_table(sandbox[0], lifecycle, seat, wanted, block_count, stop))
                 if tables:
-                    pending.update(tables[0].take(wanted))
-                    return
-                started = start_many(sandbox[0], [seat(j) for j in wanted])
+                    taken = tables[0].take(wanted)
+                    started = [taken[j] for j in wanted]
+                else:
+                    started = start_many(sandbox[0], [seat(j) for j in wanted])
                 pending.update(zip(wanted, started, strict=True))
                 if stop is not None:
-                    stop.watch(list(started))
+                    stop.watch(started)
             except InfrastructureError:
                 raise
             except Exception as error:
