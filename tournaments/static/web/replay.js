@@ -11,7 +11,7 @@
   const $ = (id) => document.getElementById(id);
   const LEGAL_SHOWN = 6;
   const PHONE = window.matchMedia("(max-width: 600px)");
-  const state = { data: null, pos: 0, game: 0, seat: "all", timer: null, wanted: undefined };
+  const state = { data: null, pos: 0, game: 0, seat: "all", timer: null, wanted: undefined, drawn: false };
 
   function seatName(seat) {
     const names = state.data.names || [];
@@ -56,7 +56,19 @@
     $("rv-moves").replaceChildren();
     show();
     // The move list after the table is drawn: the cards come first.
-    setTimeout(() => { if (state.data === data) { fillMoves(); markMove(); } }, 0);
+    setTimeout(() => {
+      if (state.data === data) { fillMoves(); markMove(); }
+      if (!state.drawn) { state.drawn = true; keepTargetInView(); }
+    }, 0);
+  }
+
+  /* A link to another part of the page (such as #logs) still lands there once the replay
+     drawn above it has pushed it down. */
+  function keepTargetInView() {
+    const hash = window.location.hash;
+    if (!hash || parseAnchor(hash)) return;
+    const target = document.getElementById(decodeURIComponent(hash.slice(1)));
+    if (target && !root.contains(target)) target.scrollIntoView({ block: "start" });
   }
 
   function fillSeats() {
