@@ -76,6 +76,16 @@ def upload(bot: Bot, text: str, status: str = BotVersion.Status.ACCEPTED) -> Bot
     return services.add_version(bot, code, digest, status)
 
 
+def one_queued_ladder_match(settings: SettingsWrapper) -> Match:
+    """The one Oceans 11 ladder match two new bots get with a single slot: queued, unplayed."""
+    settings.LADDER_ENABLED, settings.LADDER_SLOTS, settings.TOURNAMENT_SLOTS = True, 1, 1
+    for i in range(2):
+        first_legal("oceans11", f"o{i}")
+    dispatch.dispatch()
+    (queued,) = ladder_in_flight()
+    return queued
+
+
 @pytest.mark.django_db
 def test_the_latest_accepted_version_of_each_active_bot_enters_and_retired_ones_leave() -> None:
     old = first_legal("oceans11", "alpha")
@@ -152,11 +162,7 @@ def test_each_bot_sits_one_ladder_table_at_a_time_and_games_take_turns(
 def test_pausing_a_game_cancels_its_queued_matches_and_makes_no_more(
     settings: SettingsWrapper,
 ) -> None:
-    settings.LADDER_ENABLED, settings.LADDER_SLOTS, settings.TOURNAMENT_SLOTS = True, 1, 1
-    for i in range(2):
-        first_legal("oceans11", f"o{i}")
-    dispatch.dispatch()
-    (queued,) = ladder_in_flight()
+    queued = one_queued_ladder_match(settings)
     out = StringIO()
     call_command("ladder", "pause", "oceans11", stdout=out)
     assert "oceans11: paused" in out.getvalue()
@@ -213,11 +219,7 @@ def test_a_new_version_of_a_settled_bot_plays_first(settings: SettingsWrapper) -
 def test_a_new_broker_cancels_queued_ladder_matches_rather_than_resend_them(
     settings: SettingsWrapper,
 ) -> None:
-    settings.LADDER_ENABLED, settings.LADDER_SLOTS, settings.TOURNAMENT_SLOTS = True, 1, 1
-    for i in range(2):
-        first_legal("oceans11", f"o{i}")
-    dispatch.dispatch()
-    (queued,) = ladder_in_flight()
+    queued = one_queued_ladder_match(settings)
     out = StringIO()
     call_command("resend_queued", stdout=out)
     assert "1 queued ladder matches cancelled" in out.getvalue()
@@ -228,11 +230,7 @@ def test_a_new_broker_cancels_queued_ladder_matches_rather_than_resend_them(
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("redis_broker")
 def test_the_admin_pauses_a_ladder_as_the_command_does(settings: SettingsWrapper) -> None:
-    settings.LADDER_ENABLED, settings.LADDER_SLOTS, settings.TOURNAMENT_SLOTS = True, 1, 1
-    for i in range(2):
-        first_legal("oceans11", f"o{i}")
-    dispatch.dispatch()
-    (queued,) = ladder_in_flight()
+    queued = one_queued_ladder_match(settings)
     admin = User.objects.create_superuser("operator", password="operator-password-1")
     client = Client()
     client.force_login(admin)
