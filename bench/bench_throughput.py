@@ -8,10 +8,13 @@ about 5% of a match) plays house bots, in interleaved rounds, with:
 - ``local``: the local-process sandbox (the baseline, measured in the same run);
 - ``docker fresh``: the old lifecycle (``play(lifecycle="fresh")``): each block starts
   its containers when it begins and removes them when it ends;
-- ``docker warm``: the default (``sandbox.lifecycle.WarmTable``): the next block's
+- ``docker warm``: ``sandbox.lifecycle.WarmTable``: the next block's
   containers are started (gated) while a block plays, removals happen in the background;
 - ``docker reuse``: one container per bot per match, a fresh process per seating
-  (``sandbox.reuse``, off by default: see docs/sandbox.md for what it leaks).
+  (``sandbox.reuse``, off by default: see docs/sandbox.md for what it leaks);
+- ``docker pool``: the default (``sandbox.pool``): reused containers kept across
+  matches, none serving two seatings of one match; the pool's hits and misses are
+  printed (the warm-up match fills it, as a worker's first matches do).
 
 On cgroup v1 every container sits under /docker, which weighs as much as one host
 process: on a busy host the bots together get one process's share of the CPU while local
@@ -44,7 +47,7 @@ from sandbox.local import LocalBackend, NotASandboxWarning
 from tournaments import runner
 
 GAMES = (("oceans11", 2), ("bigtwo", 4), ("fifteen35", 6))
-MODES = ("local", "docker fresh", "docker warm", "docker reuse")
+MODES = ("local", "docker fresh", "docker warm", "docker reuse", "docker pool")
 
 
 @dataclass
@@ -125,7 +128,7 @@ def report(game: str, players: int, tallies: dict[str, Tally]) -> None:
             f"  start {tally.start / tally.wall:6.1%}  stop {tally.stop / tally.wall:6.1%}"
             f"  start+stop {share:6.1%}  per match {1000 * tally.wall / tally.matches:7.0f} ms"
         )
-    for mode in ("docker warm", "docker reuse"):
+    for mode in ("docker warm", "docker reuse", "docker pool"):
         tally = tallies[mode]
         ratio = tally.per_minute / local
         share = (tally.start + tally.stop) / tally.wall
@@ -171,10 +174,13 @@ def main() -> None:
             "docker fresh": (docker, "fresh"),
             "docker warm": (docker, "warm"),
             "docker reuse": (docker, "reuse"),
+            "docker pool": (docker, "pool"),
         }
         print(f"containers' cgroup parent: {parent or 'the engine default'}")
         print(f"load average at start: {load()}")
         measure(args.rounds, args.games, backends)
+        print(f"pool: {docker.pool.hits} containers taken from it, {docker.pool.misses} started")
+        docker.pool.close()
         print(f"load average at end: {load()}")
     if parent:
         remove_cgroup("cardjudge-bench")

@@ -19,6 +19,8 @@ in a per-seat folder) where a pipe root is configured, else ``sandbox.attach``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import hashlib
 import io
 import logging
 import os
@@ -42,7 +44,9 @@ from sandbox.attach import AttachChannel
 from sandbox.builds import BuildLimits, BuildStore, build_key, command, run_build
 from sandbox.channel import Channel
 from sandbox.limits import Limits
+from sandbox.parallel import SeatStart
 from sandbox.pipes import FIFOS, MOUNT_POINT, PipeChannel, SeatFolder, remove_seat_folder
+from sandbox.pool import ContainerPool, PoolLimits
 from sandbox.removal import Removals, wait_all
 from sandbox.reuse import CONTROL, ReusedSeat, SeatBroken
 from sandbox.runtimes import BUILD_DIR, PYTHON, BadBotCode, BotBuild, Runtime, detect
@@ -126,6 +130,7 @@ class DockerBackend:
         builds: BuildStore | None = None,
         build_limits: BuildLimits | None = None,
         cgroup_parent: str | None = None,
+        pool_limits: PoolLimits | None = None,
     ) -> None:
         self.grace_s = grace_s
         #: The engine's cgroup parent for every container (JUDGE_CGROUP_PARENT; None: the
@@ -147,6 +152,8 @@ class DockerBackend:
         self.build_limits = build_limits or BuildLimits()
         #: Where warm seats' containers are removed after close (off the critical path).
         self.removals = Removals()
+        #: Reused containers kept between matches (``sandbox.pool``).
+        self.pool = ContainerPool(pool_limits)
         if clean:
             remove_leftovers(self.client)
 
@@ -273,9 +280,45 @@ class DockerBackend:
     ) -> ReusedSeat:
         """A container for every seating of a match (``sandbox.reuse``): the supervisor
         running as PID 1 and greeted, no bot process yet (``ReusedSeat.spawn``)."""
+        return self._supervised(code, label, limits, env)
+
+    def pool_key(self, seat: SeatStart) -> str:
+        """What makes a pooled container interchangeable: the bot's runnable archive, its
+        runtime and image, and the container's limits (``sandbox.pool``)."""
+        runtime, archive = self.prepared(seat.code, label=seat.label)
+        digest = hashlib.sha256(archive)
+        digest.update(f"\0{runtime.name}\0{self.image_of(runtime)}\0{seat.limits!r}".encode())
+        return digest.hexdigest()
+
+    def start_pooled(self, seat: SeatStart, label: str) -> ReusedSeat:
+        """A reused container for many matches (``sandbox.pool``): no environment of a
+        seat's (each seating gets its own through ``spawn``), labelled ``label``, living
+        and labelled to expire as long as the pool allows, with a wall clock per seating."""
+        lifetime = dataclasses.replace(seat.limits, wall_clock_s=self.pool.limits.age_s + 60)
+        return self._supervised(seat.code, label, lifetime, None, per_seating=seat.limits)
+
+    def _supervised(
+        self,
+        code: Path,
+        label: str,
+        limits: Limits,
+        env: Mapping[str, str] | None,
+        *,
+        per_seating: Limits | None = None,
+    ) -> ReusedSeat:
+        """A started container whose PID 1 is the supervisor, greeted; ``per_seating``:
+        the limits of each seating, whose wall clock then kills the container."""
         seat, container, timer = self._created_in_seat(code, label, limits, env, reused=True)
         removal = _removal(container, seat, timer)
-        reused = ReusedSeat(seat, limits, self.grace_s, BOT_UID, removal, self.removals)
+        reused = ReusedSeat(
+            seat,
+            per_seating or limits,
+            self.grace_s,
+            BOT_UID,
+            removal,
+            self.removals,
+            kill=(lambda: _kill(container)) if per_seating else None,
+        )
         try:
             container.start()
             timer.start()

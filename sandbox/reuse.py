@@ -18,10 +18,12 @@ processes are gone, so no process of an earlier seating can open them.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import select
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Final
 
@@ -33,6 +35,8 @@ from sandbox.removal import Removals, wait_all
 CONTROL: Final = ("ctl-in", "ctl-out")
 #: How long the supervisor may take to start, or to clean between seatings.
 ANSWER_TIMEOUT_S: Final = 20.0
+#: The longest ``spawn`` command line (a seating's environment rides on it).
+MAX_COMMAND_BYTES: Final = 4000
 
 
 class SeatBroken(RuntimeError):
@@ -40,7 +44,13 @@ class SeatBroken(RuntimeError):
 
 
 class ReusedSeat:
-    """One bot's container for a whole match (see the module docstring)."""
+    """One bot's container for a whole match, or for many (``sandbox.pool``): see the
+    module docstring.
+
+    ``kill``, if given, is each seating's wall clock: it ends the container when a
+    seating outlives ``limits.wall_clock_s`` (a pooled container lives much longer than
+    one bot's allowance, so its own clock cannot be the seating's).
+    """
 
     def __init__(
         self,
@@ -50,6 +60,7 @@ class ReusedSeat:
         bot_uid: int,
         removal: Callable[[], None],
         removals: Removals,
+        kill: Callable[[], None] | None = None,
     ) -> None:
         self.folder = folder
         self.limits = limits
@@ -64,6 +75,9 @@ class ReusedSeat:
         self._pending = b""
         self.broken = False
         self.seatings = 0
+        self.born = time.monotonic()
+        self._kill = kill
+        self._clock: threading.Timer | None = None
 
     def greeted(self) -> None:
         """Wait for the supervisor's hello, then unlink the control FIFOs."""
@@ -72,28 +86,39 @@ class ReusedSeat:
             with contextlib.suppress(FileNotFoundError):
                 (self.folder.path / name).unlink()
 
-    def spawn(self) -> PipeChannel:
-        """A fresh bot process on fresh FIFOs; SeatBroken (and the container retired) if
-        the supervisor refuses or does not answer."""
+    def spawn(self, env: Mapping[str, str] | None = None) -> PipeChannel:
+        """A fresh bot process on fresh FIFOs, with ``env`` on top of the container's
+        environment; SeatBroken (and the container retired) if the supervisor refuses or
+        does not answer."""
         if self.broken:
             raise SeatBroken("this container is retired")
+        extra = " " + json.dumps(dict(env), separators=(",", ":")) if env else ""
+        if len(extra.encode()) > MAX_COMMAND_BYTES:
+            raise ValueError(f"a seating's environment is longer than {MAX_COMMAND_BYTES} bytes")
         self.seatings += 1
         seating = SeatFolder.create(self.folder.path, str(self.seatings), self.bot_uid, FIFOS)
-        name = seating.path.name
+        line = f"spawn {seating.path.name}{extra}"
         try:
             channel = PipeChannel(seating, self.limits, self._after_seating, self.grace_s)
         except BaseException:
             seating.remove()
             raise
         try:
-            self._command(f"spawn {name}", "spawned")
+            self._command(line, "spawned")
         except BaseException:
             channel.close()
             raise
+        if self._kill is not None:
+            self._clock = threading.Timer(self.limits.wall_clock_s, self._kill)
+            self._clock.daemon = True
+            self._clock.start()
         return channel
 
     def _after_seating(self) -> None:
         """The seating's channel closed: every process goes, /tmp is emptied."""
+        clock, self._clock = self._clock, None
+        if clock is not None:
+            clock.cancel()
         if not self.broken:
             with contextlib.suppress(SeatBroken):
                 self._command("clean", "clean")

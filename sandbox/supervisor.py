@@ -18,13 +18,16 @@ Protocol, one line each way on the control FIFOs (fd ``CONTROL_IN``/``CONTROL_OU
 ``hello`` (sent once, at start); ``clean`` -> ``clean`` | ``dirty REASON``: every other
 process killed and gone, /tmp empty; ``spawn NAME`` -> ``spawned`` | ``dirty REASON``:
 checks it is still alone with an empty /tmp, then starts the bot with its standard
-streams on the FIFOs of /seat/NAME. Orphans are reaped by the kernel (SIGCHLD ignored).
+streams on the FIFOs of /seat/NAME; ``spawn NAME ENV`` also gives it the variables of
+ENV (a JSON object of strings, on top of the container's: a pooled container serves
+matches whose seats differ in them). Orphans are reaped by the kernel (SIGCHLD ignored).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import re
 import signal
@@ -82,9 +85,28 @@ def clean() -> str:
         return f"{type(error).__name__}: {error}"
 
 
-def spawn(name: str, program: list[str]) -> str:
+def seating_env(text: str) -> dict[str, str] | None:
+    """The container's environment with a seating's JSON object on top; None if bad."""
+    if not text:
+        return dict(os.environ)
+    try:
+        extra = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(extra, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and k and "=" not in k and "\0" not in k + v
+        for k, v in extra.items()
+    ):
+        return None
+    return {**os.environ, **extra}
+
+
+def spawn(name: str, program: list[str], env_text: str = "") -> str:
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
         return "bad seating name"
+    env = seating_env(env_text)
+    if env is None:
+        return "bad environment"
     if not alone() or os.listdir(TMP):
         return "not clean"
     where = f"{SEAT}/{name}"
@@ -98,7 +120,7 @@ def spawn(name: str, program: list[str]) -> str:
                         signal.signal(number, signal.SIG_DFL)
             os.closerange(3, 1 << 16)
             os.setsid()
-            os.execv("/bin/sh", ["/bin/sh", "-c", line])
+            os.execve("/bin/sh", ["/bin/sh", "-c", line], env)
         finally:
             os._exit(127)
     return ""
@@ -120,7 +142,8 @@ def main() -> None:
             if word == "clean":
                 problem, done = clean(), "clean"
             elif word == "spawn":
-                problem, done = spawn(rest, program), "spawned"
+                name, _, env_text = rest.partition(" ")
+                problem, done = spawn(name, program, env_text), "spawned"
             else:
                 problem, done = "unknown command", ""
             answer = f"dirty {problem}" if problem else done

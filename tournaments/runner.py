@@ -37,6 +37,7 @@ from sandbox.channel import Channel
 from sandbox.lifecycle import ReuseTable, WarmTable
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart, start_many
+from sandbox.pool import Pools, PoolTable
 
 
 class InfrastructureError(RuntimeError):
@@ -219,22 +220,32 @@ def make_backend(name: str) -> Backend:
         raise InfrastructureError(str(error)) from error
 
 
+def pool_label(plan: MatchPlan) -> str:
+    """``<instance>-pool``: the label of pooled containers, which serve many matches."""
+    return f"{plan.instance}-pool" if plan.instance else "pool"
+
+
 def _prepare(plan: MatchPlan, index: int, workdir: Path) -> Path:
-    """The folder holding seat ``index``'s main.py: its uploaded code or a house bot."""
+    """The folder holding seat ``index``'s main.py: its uploaded code or a house bot
+    (the same folder in every match: its seed comes through ``seat_env``)."""
     seat = plan.seats[index]
     folder = workdir / f"seat{index}"
     if seat.house_policy:
         folder.mkdir()
-        spec = f"house:{seat.house_policy}"
-        return sandboxing.prepare_bot(
-            spec, plan.game, folder, seed=house_seed(plan.seed, index)
-        ).folder
+        return sandboxing.prepare_bot(f"house:{seat.house_policy}", plan.game, folder).folder
     return unpack(seat.code, folder)
 
 
+def seat_env(plan: MatchPlan, index: int, base: dict[str, str] | None) -> dict[str, str] | None:
+    """Seat ``index``'s environment: the backend's, and a house bot's seed."""
+    if not plan.seats[index].house_policy:
+        return base
+    return {**(base or {}), sandboxing.HOUSE_SEED_ENV: str(house_seed(plan.seed, index))}
+
+
 #: How a duplicate match's containers live (``play``'s ``lifecycle``).
-Lifecycle = Literal["warm", "fresh", "reuse"]
-LIFECYCLES: tuple[Lifecycle, ...] = ("warm", "fresh", "reuse")
+Lifecycle = Literal["pool", "warm", "fresh", "reuse"]
+LIFECYCLES: tuple[Lifecycle, ...] = ("pool", "warm", "fresh", "reuse")
 
 
 def lifecycle_named(name: str) -> Lifecycle:
@@ -245,6 +256,10 @@ def lifecycle_named(name: str) -> Lifecycle:
     raise ValueError(f"no sandbox lifecycle {name!r}; choose one of {', '.join(LIFECYCLES)}")
 
 
+#: A match's containers, however they live.
+Table = WarmTable | ReuseTable | PoolTable
+
+
 def _table(
     backend: Backend,
     lifecycle: Lifecycle,
@@ -252,10 +267,13 @@ def _table(
     first: list[int],
     blocks_in_match: int,
     stop: StopSignal | None,
-) -> list[WarmTable | ReuseTable]:
+    label: str,
+) -> list[Table]:
     """The match's table for ``lifecycle``, if the backend can (none: start each block's
     bots as they come, and remove them before going on)."""
     reusable = isinstance(backend, Reuses) and all(backend.can_reuse(seat(j).code) for j in first)
+    if lifecycle == "pool" and reusable and isinstance(backend, Pools):
+        return [PoolTable(backend, seat, blocks_in_match, label)]
     if lifecycle == "reuse" and reusable and isinstance(backend, Reuses):
         return [ReuseTable(backend, seat)]
     if lifecycle != "fresh" and isinstance(backend, Prestarts) and backend.can_prestart():
@@ -300,7 +318,7 @@ def play(
     bots = [BotInfo(seat.name, seat.content_hash) for seat in plan.seats]
     limits = Limits(**plan.limits)
     sandbox: list[Backend] = []
-    tables: list[WarmTable | ReuseTable] = []
+    tables: list[Table] = []
     closing = _Busy()
     block_count = len(blocks(schedule(spec, len(plan.seats))))
 
@@ -328,10 +346,15 @@ def play(
                 env = sandboxing.bot_environment(sandbox[0])
 
                 def seat(j: int) -> SeatStart:
-                    return SeatStart(folders[j], seat_label(plan, j), limits, env)
+                    return SeatStart(
+                        folders[j], seat_label(plan, j), limits, seat_env(plan, j, env)
+                    )
 
                 if not tables:
-                    tables.extend(_table(sandbox[0], lifecycle, seat, wanted, block_count, stop))
+                    made = _table(
+                        sandbox[0], lifecycle, seat, wanted, block_count, stop, pool_label(plan)
+                    )
+                    tables.extend(made)
                 if tables:
                     taken = tables[0].take(wanted)
                     started = [taken[j] for j in wanted]

@@ -103,12 +103,15 @@ JUDGE_SANDBOX = env_choice("JUDGE_SANDBOX", "docker", ("docker", "local"))
 # House bots run in that sandbox like uploaded bots ("sandbox": same clocks and costs), or
 # are called inside the worker ("inprocess": faster, for development).
 JUDGE_HOUSE_BOTS = env_choice("JUDGE_HOUSE_BOTS", "sandbox", ("sandbox", "inprocess"))
-# A duplicate match's containers (docs/sandbox.md): "warm" starts each seating's while the
-# one before plays and removes them in the background; "fresh" starts and removes each
-# seating's in its turn (the old lifecycle); both give every seating fresh containers.
-# "reuse": one container per Python bot per match, a fresh process per seating (faster;
-# the small covert channels it leaves are listed in docs/sandbox.md).
-JUDGE_SANDBOX_LIFECYCLE = env_choice("JUDGE_SANDBOX_LIFECYCLE", "warm", ("warm", "fresh", "reuse"))
+# A match's containers (docs/sandbox.md, "Lifecycle"): "pool" keeps Python bots'
+# containers across matches, a fresh process per seating, no container serving two
+# seatings of one match (JUDGE_SANDBOX_POOL_SIZE, JUDGE_SANDBOX_POOL_IDLE_SECONDS bound
+# it); "warm" starts each seating's containers while the one before plays and removes them
+# in the background; "fresh" starts and removes each seating's in its turn; "reuse": one
+# container per Python bot per match (docs/sandbox.md lists what it leaks).
+JUDGE_SANDBOX_LIFECYCLE = env_choice(
+    "JUDGE_SANDBOX_LIFECYCLE", "pool", ("pool", "warm", "fresh", "reuse")
+)
 # This deployment's name on a shared Docker engine: the prefix of its bot containers'
 # labels. Empty: derived from the database (tournaments.instance). Same on all its workers.
 JUDGE_INSTANCE = env_str("JUDGE_INSTANCE", "")

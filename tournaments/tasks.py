@@ -18,7 +18,7 @@ from typing import Any
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_ready
+from celery.signals import worker_process_shutdown, worker_ready
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
@@ -207,6 +207,18 @@ def ladder_tick() -> int:
     included (a new version accepted, ratings settled or unsettled, a ladder resumed).
     Returns how many matches were sent."""
     return len(dispatch.dispatch())
+
+
+@worker_process_shutdown.connect
+def close_container_pool(**_: Any) -> None:
+    """A worker process stopping removes the containers its pool kept (sandbox.pool)."""
+    backend = _backends.get((os.getpid(), "docker"))
+    pool = getattr(backend, "pool", None)
+    if pool is not None:
+        try:
+            pool.close()
+        except Exception:  # the next worker's start removes what is left (remove_leftovers)
+            log.exception("could not remove the pooled bot containers")
 
 
 @worker_ready.connect

@@ -121,13 +121,19 @@ def _compiled_judge() -> Path:
     return target
 
 
+#: A house bot's seed, when its runner gives it one per seating (the worker does, so
+#: that a house bot's folder is the same in every match: ``sandbox.pool`` keys on it).
+HOUSE_SEED_ENV = "JUDGE_HOUSE_SEED"
+
+
 def _house_folder(game: str, name: str, seed: int, folder: Path) -> None:
     """A self-contained bot folder: a compiled copy of judge/ (stdlib only) and a main.py."""
     house_policy(game, name)  # GameError naming the house bots there are
     shutil.copytree(_compiled_judge(), folder / "judge")
     (folder / "main.py").write_text(
-        "import sys\n\nfrom judge.bots.house_main import main\n\n"
-        f"sys.exit(main([{name!r}, {str(seed)!r}]))\n"
+        "import os\nimport sys\n\nfrom judge.bots.house_main import main\n\n"
+        f"seed = os.environ.get({HOUSE_SEED_ENV!r}, {str(seed)!r})\n"
+        f"sys.exit(main([{name!r}, seed]))\n"
     )
 
 
