@@ -97,12 +97,15 @@ class ContainerPool:
         self.hits = 0
         self.misses = 0
 
-    def take(self, key: str) -> ReusedSeat | None:
-        """The most recently used idle container of ``key``, if any (it leaves the pool)."""
+    def take(self, key: str, match: frozenset[str] = frozenset()) -> ReusedSeat | None:
+        """The most recently used idle container of ``key`` that has served none of
+        ``match`` (the match's identities: a match played again, its seed in another
+        match), if any; it leaves the pool."""
         self.sweep()
         with self._lock:
             for ident in reversed(self._idle):
-                if self._idle[ident][0] == key:
+                key_of, _, seat = self._idle[ident]
+                if key_of == key and not seat.served & match:
                     self.hits += 1
                     return self._idle.pop(ident)[2]
             self.misses += 1
@@ -187,16 +190,25 @@ class PoolTable:
     block's in the background; ``close`` gives every clean one back.
 
     ``seat(i)`` says how to start bot ``i``; ``blocks`` is how many blocks the match has;
-    ``label`` is what new containers are labelled (the deployment's pool, not a match).
+    ``label`` is what new containers are labelled (the deployment's pool, not a match);
+    ``match``: the match's identities (its id, its seed): a container that served any of
+    them is not taken again, so a match played again (resumed, retried) or another match
+    dealt from the same seed never meets a container that saw those deals.
     """
 
     def __init__(
-        self, backend: Pools, seat: Callable[[int], SeatStart], blocks: int, label: str
+        self,
+        backend: Pools,
+        seat: Callable[[int], SeatStart],
+        blocks: int,
+        label: str,
+        match: frozenset[str],
     ) -> None:
         self.backend = backend
         self.seat = seat
         self.blocks_left = blocks
         self.label = label
+        self.match = match
         self._keys: dict[int, str] = {}
         self._used: list[tuple[str, ReusedSeat]] = []
         self._channels: list[Channel] = []
@@ -216,6 +228,8 @@ class PoolTable:
                 self.backend.pool.give(self._key(index), container)
             raise
         self._used.extend((self._key(j), container) for j, container in ready.items())
+        for container in ready.values():
+            container.served |= self.match
         channels: dict[int, Channel] = {}
         try:
             for index in indices:
@@ -252,6 +266,7 @@ class PoolTable:
             return container.spawn(self.seat(index).env)
         except SeatBroken:  # that container is being removed: a new one, once
             fresh = self.backend.start_pooled(self.seat(index), self.label)
+            fresh.served |= self.match
             self._used.append((self._key(index), fresh))
             return fresh.spawn(self.seat(index).env)
 
@@ -264,7 +279,7 @@ class PoolTable:
         """A container per index: an idle one of the pool, else new ones, together."""
         found: dict[int, ReusedSeat] = {}
         for index in indices:
-            container = self.backend.pool.take(self._key(index))
+            container = self.backend.pool.take(self._key(index), self.match)
             if container is not None:
                 found[index] = container
         missing = [j for j in indices if j not in found]

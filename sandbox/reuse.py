@@ -76,6 +76,8 @@ class ReusedSeat:
         self.broken = False
         self.seatings = 0
         self.born = time.monotonic()
+        #: The matches it has served (``sandbox.pool``: never the same one twice).
+        self.served: frozenset[str] = frozenset()
         self._kill = kill
         self._clock: threading.Timer | None = None
 

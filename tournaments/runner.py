@@ -267,13 +267,14 @@ def _table(
     first: list[int],
     blocks_in_match: int,
     stop: StopSignal | None,
-    label: str,
+    plan: MatchPlan,
 ) -> list[Table]:
     """The match's table for ``lifecycle``, if the backend can (none: start each block's
     bots as they come, and remove them before going on)."""
     reusable = isinstance(backend, Reuses) and all(backend.can_reuse(seat(j).code) for j in first)
     if lifecycle == "pool" and reusable and isinstance(backend, Pools):
-        return [PoolTable(backend, seat, blocks_in_match, label)]
+        match = frozenset({f"match:{plan.match_id}", f"seed:{plan.seed}"})
+        return [PoolTable(backend, seat, blocks_in_match, pool_label(plan), match)]
     if lifecycle == "reuse" and reusable and isinstance(backend, Reuses):
         return [ReuseTable(backend, seat)]
     if lifecycle != "fresh" and isinstance(backend, Prestarts) and backend.can_prestart():
@@ -351,10 +352,9 @@ def play(
                     )
 
                 if not tables:
-                    made = _table(
-                        sandbox[0], lifecycle, seat, wanted, block_count, stop, pool_label(plan)
+                    tables.extend(
+                        _table(sandbox[0], lifecycle, seat, wanted, block_count, stop, plan)
                     )
-                    tables.extend(made)
                 if tables:
                     taken = tables[0].take(wanted)
                     started = [taken[j] for j in wanted]

@@ -94,4 +94,17 @@ def test_a_worker_container_plays_a_round_robin_in_sibling_bot_containers(worker
     assert re.search(r"removed \d+ leftover bot containers", logs(worker))
     labels = {c.labels.get(docker_backend.MATCH_LABEL, "") for c in docker_backend.bot_containers()}
     assert not {label for label in labels for m in matches if f"match-{m.pk}-bot" in label}
+    assert {label for label in labels if label.endswith("-pool")}  # kept for later matches
+    # Stopped as compose stops it (SIGTERM): its processes remove the containers they kept.
+    subprocess.run(["docker", "stop", "-t", "60", worker], capture_output=True, check=True)
+    assert kept_by_the_worker() == []
     assert list(PIPE_ROOT.glob("seat-*")) == []
+
+
+def kept_by_the_worker() -> list[str]:
+    """Bot containers made by a process of the worker container (its host name)."""
+    return [
+        c.labels.get(docker_backend.MATCH_LABEL, "")
+        for c in docker_backend.bot_containers()
+        if c.labels.get(docker_backend.OWNER_LABEL, "").startswith(f"{HOSTNAME}:")
+    ]

@@ -100,6 +100,11 @@ def test_containers_serve_later_matches_never_two_seatings_of_one(spawns: Spawns
         assert (pooled.pool.hits, pooled.pool.misses) == (16, 16)
         labels = harness.containers_labelled(f"{instance}-pool")
         assert len(labels) == 16 and pooled.pool.idle() == 16
+        spawns.match = 3  # match 1 played again (resumed, retried): the same deals
+        outcome, _ = runner.play(remember_plan(1, instance), lambda: pooled, lifecycle="pool")
+        assert outcome["faults"] == []
+        assert not set(spawns.of(3)) & set(first)  # no container that saw them
+        assert len(set(spawns.of(3))) == 16
     finally:
         assert pooled.pool.close()
     assert harness.containers_labelled(f"{instance}-pool") == []

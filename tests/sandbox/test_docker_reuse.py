@@ -18,6 +18,7 @@ import pytest
 
 from sandbox.channel import Channel, ChannelClosed
 from sandbox.limits import Limits
+from sandbox.parallel import SeatStart
 from tests.sandbox.attacks import harness, verdicts
 
 pytestmark = pytest.mark.docker
@@ -70,9 +71,12 @@ def host_pid() -> Iterator[int]:
         yield pid
 
 
-def one_seating(seat: Any, name: str, limits: Limits, env: dict[str, str]) -> int:
-    """A seating of the attack bot: its report checked; the bot's PID."""
-    channel: Channel = seat.spawn()
+def one_seating(
+    seat: Any, name: str, limits: Limits, env: dict[str, str], seating_env: bool = False
+) -> int:
+    """A seating of the attack bot: its report checked; the bot's PID. ``seating_env``:
+    the probe's environment comes with the seating (a pooled container's way)."""
+    channel: Channel = seat.spawn(env if seating_env else None)
     try:
         found = harness.report(channel, timeout=60)
         CHECKS[name](dict(found), limits, env)
@@ -81,19 +85,27 @@ def one_seating(seat: Any, name: str, limits: Limits, env: dict[str, str]) -> in
     return int(found.get("pid", 0))
 
 
+@pytest.mark.parametrize("pooled", [False, True], ids=["reused", "pooled"])
 @pytest.mark.parametrize("name", ATTACKS)
 def test_an_attack_is_refused_in_each_seating_of_a_reused_container(
-    tmp_path: Path, host_pid: int, name: str
+    tmp_path: Path, host_pid: int, name: str, pooled: bool
 ) -> None:
+    """Reused: one match's container (its environment given at creation); pooled: a
+    container of the pool (``start_pooled``: the environment comes with each seating,
+    the wall clock is the seating's)."""
     env = harness.probe_env(tmp_path, host_pid, "victim-" + os.urandom(8).hex())
     limits = PROBE_LIMITS.get(name, LIMITS)
     code = harness.bot_folder(tmp_path, name)
     label = harness.label(f"reuse-{name}")
-    seat = harness.pipe_backend().start_reused(code, label=label, limits=limits, env=env)
+    backend = harness.pipe_backend()
+    if pooled:
+        seat = backend.start_pooled(SeatStart(code, label, limits), label)
+    else:
+        seat = backend.start_reused(code, label=label, limits=limits, env=env)
     try:
         (container,) = harness.containers_labelled(label)
         for _ in range(2):
-            one_seating(seat, name, limits, env)
+            one_seating(seat, name, limits, env, seating_env=pooled)
             assert not seat.broken, "the supervisor must survive the attack and clean up"
         assert harness.containers_labelled(label) == [container]  # the same container
     finally:
