@@ -1,12 +1,12 @@
-"""Choosing the global rating's drift: order noise against the speed of following a change.
+"""Following a new version, and the drift: order noise against the speed of following.
 
-The global rating (tournaments.skill) moves once per comparison unit; its one free
-parameter is the drift (``skill.DRIFT``, Elo per unit), which keeps a bot's variance
-from shrinking to nothing so that the rating follows a bot whose later versions play
-better. More drift follows faster and costs noise: the final rating then depends more on
-the order in which the same results came. This prints, for several drifts and, as the
-baseline measured in the same run, the old per-match Elo with K = 32
-(``ratings.elo_update``):
+The global rating (tournaments.skill) moves once per comparison unit. A bot version is a
+fixed program, so the rating has two ways to follow a bot that gets stronger: a drift
+(``skill.DRIFT``, Elo added to the variance before every unit: the old way, which widens
+the intervals of every bot, changed or not) or a widening when a new version is first
+rated (``skill.VERSION_DEVIATION``: only the bot that changed, only then). This prints,
+for several drifts, several version deviations and, as the baseline measured in the
+same run, the old per-match Elo with K = 32 (``ratings.elo_update``):
 
 - order noise: six bots of known strength play the same matches (each pair 20 games,
   as 20 matches of 1 game or 4 matches of 5 games); the matches are replayed in many
@@ -14,9 +14,13 @@ baseline measured in the same run, the old per-match Elo with K = 32
   orders (mean over bots);
 - scale: the spread of the final ratings with 5 games per match over their spread with
   1 game per match (1.00: a rating does not depend on games per pairing);
-- following: after every bot is well rated, one bot gets stronger (about +180 Elo); the
-  units (its games, one per match) until its rating, averaged over many runs, has closed
-  50% and 90% of the gap.
+- following: after every bot is well rated, one bot gets stronger (about +180 Elo) with
+  a new version (rated with ``new_versions``); the units (its games, one per match)
+  until its rating, averaged over many runs, has closed 50% and 90% of the gap; and the
+  tracking error (root mean square over runs and over its first 100 units after the
+  change, of its rating's gain less the true gain), both for that gain and for a new
+  version that plays exactly as the last one (gain 0): a wide version deviation follows
+  a real gain fast, and costs noise when nothing changed.
 
 The games are bench_calibration's models (Big Two shaped, two players, no duplicate
 deals); every result goes through the project's own code (tournaments.units,
@@ -26,6 +30,7 @@ tournaments.skill, tournaments.ratings). ``--quick``: fewer orders and runs.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import time
@@ -40,7 +45,11 @@ CELL = Cell("bigtwo", 2, False)
 GAMES_PER_PAIR = 20
 #: Round robins (fresh games) the scale is averaged over.
 REALIZATIONS = 6
-DRIFTS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)
+DRIFTS = (0.0, 1.0, 2.0, 4.0, 8.0)
+#: Version deviations tried (with no drift), Elo.
+VERSIONS = (0.0, 50.0, 75.0, 100.0, 125.0, 150.0, 200.0, 300.0)
+#: Units after the change over which the tracking error is taken.
+TRACKED = 100
 #: The bot that gets stronger, and by how much (performance units: about +180 Elo).
 JUMPER = 2
 JUMP = 1.5
@@ -52,12 +61,16 @@ Match = tuple[tuple[int, int], tuple[int, ...], list[tuple[int, ...]]]  # table,
 
 @dataclass(frozen=True)
 class Method:
-    """A way of rating: per match with K = 32, or per unit with a drift."""
+    """A way of rating: per match with K = 32, or per unit with a drift and a version
+    deviation."""
 
     label: str
     drift: float | None  # None: the old per-match Elo
+    version: float = 0.0
 
-    def rate(self, state: dict[int, object], match: Match) -> None:
+    def rate(
+        self, state: dict[int, object], match: Match, new: frozenset[int] = frozenset()
+    ) -> None:
         table, places, units = match
         if self.drift is None:
             elos = {b: float(v) for b, v in state.items()}  # type: ignore[arg-type]
@@ -65,7 +78,9 @@ class Method:
         else:
             skills = {b: v for b, v in state.items() if isinstance(v, skill.Skill)}
             placings = [ratings.Placing(table, u) for u in units]
-            state.update(skill.rate_units(skills, placings, self.drift))
+            state.update(
+                skill.rate_units(skills, placings, self.drift, new, version_deviation=self.version)
+            )
 
     def elo(self, state: dict[int, object], bot: int) -> float:
         value = state.get(bot)
@@ -75,6 +90,9 @@ class Method:
 
 
 METHODS = [Method("K=32 per match", None)] + [Method(f"per unit, drift {d:g}", d) for d in DRIFTS]
+FOLLOWERS = [Method(f"drift 0, version {v:g}", 0.0, v) for v in VERSIONS] + [
+    Method("drift 2, no version", 2.0)
+]
 
 
 def played(
@@ -131,15 +149,17 @@ def scale(method: Method, seed: int) -> float:
     return spreads[5] / spreads[1]
 
 
-def following(methods: Sequence[Method], runs: int, seed: int) -> dict[str, list[float]]:
-    """Per method, the jumper's rating after each of its units following the jump,
-    averaged over ``runs`` runs (the same games for every method), minus its rating
-    at the jump."""
+def following(
+    methods: Sequence[Method], runs: int, seed: int, jump: float = JUMP
+) -> dict[str, list[list[float]]]:
+    """Per method and run, the jumper's rating after each of its units following the
+    jump (which comes with a new version), minus its rating at the jump (the same games
+    for every method)."""
     traces: dict[str, list[list[float]]] = {m.label: [] for m in methods}
     for run in range(runs):
         rng = random.Random(seed + run)
         before = [_pair_match(rng, base) for _ in range(WARM_MATCHES)]
-        stronger = lambda bot: base(bot) + (JUMP if bot == JUMPER else 0.0)  # noqa: E731
+        stronger = lambda bot: base(bot) + (jump if bot == JUMPER else 0.0)  # noqa: E731
         after = [_pair_match(rng, stronger) for _ in range(AFTER_MATCHES)]
         for method in methods:
             state: dict[int, object] = {}
@@ -147,15 +167,25 @@ def following(methods: Sequence[Method], runs: int, seed: int) -> dict[str, list
                 method.rate(state, match)
             start = method.elo(state, JUMPER)
             trace = []
+            new = frozenset({JUMPER})
             for match in after:
-                method.rate(state, match)
                 if JUMPER in match[0]:
+                    method.rate(state, match, new)
+                    new = frozenset()
                     trace.append(method.elo(state, JUMPER) - start)
+                else:
+                    method.rate(state, match)
             traces[method.label].append(trace)
-    return {
-        label: [statistics.fmean(t[i] for t in runs_) for i in range(min(map(len, runs_)))]
-        for label, runs_ in traces.items()
-    }
+    return traces
+
+
+def mean_trace(runs: list[list[float]]) -> list[float]:
+    return [statistics.fmean(t[i] for t in runs) for i in range(min(map(len, runs)))]
+
+
+def tracking_error(runs: list[list[float]], gain: float) -> float:
+    """Root mean square, over runs and the first TRACKED units, of the gain's error."""
+    return math.sqrt(statistics.fmean((x - gain) ** 2 for t in runs for x in t[:TRACKED]))
 
 
 def _pair_match(rng: random.Random, strength: Callable[[int], float]) -> Match:
@@ -195,11 +225,11 @@ def main() -> None:
     one = round_robin(1, rng)
     five = round_robin(5, rng)
     gap = true_gap(args.seed, pool)
-    trace = following(METHODS, runs, args.seed * 101)
+    gained = following(FOLLOWERS, runs, args.seed * 101)
+    same = following(FOLLOWERS, runs, args.seed * 101, jump=0.0)
     print(f"{BOTS} bots, {GAMES_PER_PAIR} games per pair; {orders} orders; {runs} runs")
     print(f"the stronger bot's true gain: {gap:.0f} Elo\n")
-    head = f"{'method':<22} {'noise 1/m':>9} {'noise 5/m':>9} {'vs K=32':>8} {'scale':>6}"
-    print(f"{head} {'50%':>6} {'90%':>6}  units to follow")
+    print(f"{'method':<22} {'noise 1/m':>9} {'noise 5/m':>9} {'vs K=32':>8} {'scale':>6}")
     baseline = 0.0
     for method in METHODS:
         noise1 = order_noise(method, one, orders, args.seed)
@@ -208,15 +238,30 @@ def main() -> None:
         baseline = baseline or noise1
         print(
             f"{method.label:<22} {noise1:>9.1f} {noise5:>9.1f} {noise1 / baseline:>7.2f}x "
-            f"{stretch:>6.2f} {units_to(trace[method.label], 0.5 * gap):>6} "
-            f"{units_to(trace[method.label], 0.9 * gap):>6}"
+            f"{stretch:>6.2f}"
         )
     print(
         "\nnoise: sd of a final rating across match orders (Elo), 1 or 5 games per match;"
         "\nvs K=32: the 1-game noise over the old rating's; scale: spread of the final"
-        "\nratings with 5 games per match over 1 (1.00: games per pairing do not matter);"
-        f"\nunits to follow: games of the stronger bot (after {WARM_MATCHES} matches of"
-        "\nwarm-up) until its mean rating closed 50% / 90% of its true gain."
+        "\nratings with 5 games per match over 1 (1.00: games per pairing do not matter)."
+    )
+    print(
+        f"\n{'a new version':<22} {'50%':>6} {'90%':>6} {'err +gain':>10} {'err same':>9}"
+        f" {'mean':>6}"
+    )
+    for method in FOLLOWERS:
+        trace = mean_trace(gained[method.label])
+        up = tracking_error(gained[method.label], gap)
+        flat = tracking_error(same[method.label], 0.0)
+        print(
+            f"{method.label:<22} {units_to(trace, 0.5 * gap):>6} {units_to(trace, 0.9 * gap):>6}"
+            f" {up:>10.1f} {flat:>9.1f} {(up + flat) / 2:>6.1f}"
+        )
+    print(
+        f"\n50% / 90%: games of the new version (after {WARM_MATCHES} matches of warm-up)"
+        "\nuntil its mean rating closed that share of its true gain; err: root mean square"
+        f"\nof its rating's gain less the true one over its first {TRACKED} games, for the"
+        "\ngain and for a new version that plays as the last one; mean: of the two."
     )
     print(f"\n{time.perf_counter() - began:.0f} s")
 

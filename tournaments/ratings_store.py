@@ -45,9 +45,13 @@ def _model(apps: Any, name: str) -> Any:
     return (apps or installed).get_model("tournaments", name)
 
 
-def rated_matches(apps: Any = None) -> Iterator[tuple[int, ratings.Placing[int], list[Placing]]]:
-    """(match id, placing by bot id, its rated units) of every rated match, in rating
-    order, streamed. ``apps``: a migration's app registry (else the installed models)."""
+Rated = tuple[int, ratings.Placing[int], list[Placing], tuple[int, ...]]
+
+
+def rated_matches(apps: Any = None) -> Iterator[Rated]:
+    """(match id, placing by bot id, its rated units, the version id of each seat) of
+    every rated match, in rating order, streamed. ``apps``: a migration's app registry
+    (else the installed models)."""
     order = ("rating_seq", "id")
     Seat = _model(apps, "Seat")
     rated = _model(apps, "Match").objects.filter(status="done", rating_seq__isnull=False)
@@ -55,7 +59,7 @@ def rated_matches(apps: Any = None) -> Iterator[tuple[int, ratings.Placing[int],
     seats = (
         Seat.objects.filter(match__in=rated)
         .order_by(*(f"match__{o}" for o in order), "index")
-        .values_list("match_id", "version__bot_id")
+        .values_list("match_id", "version__bot_id", "version_id")
         .iterator(CHUNK)
     )
     bots = groupby(seats, key=lambda row: row[0])
@@ -63,9 +67,11 @@ def rated_matches(apps: Any = None) -> Iterator[tuple[int, ratings.Placing[int],
         seat_match, rows = next(bots)
         if seat_match != match_id:
             raise RuntimeError(f"match {match_id} has no seats in the rating order")
-        seated = tuple(bot for _, bot in rows)
+        seats_of = list(rows)
+        seated = tuple(bot for _, bot, _ in seats_of)
         units = services.rated_units(seated, match_places, stored)
-        yield match_id, ratings.Placing(seated, tuple(match_places)), units
+        versions = tuple(version for _, _, version in seats_of)
+        yield match_id, ratings.Placing(seated, tuple(match_places)), units, versions
 
 
 def recompute(
@@ -75,7 +81,8 @@ def recompute(
     on_placing: Callable[[Placing], None] | None = None,
     apps: Any = None,
 ) -> Recomputed:
-    """Replay every rated match from START_ELO with the update the service uses.
+    """Replay every rated match from START_ELO with the update the service uses (a bot
+    whose version was never rated before is widened first, as services._rate does).
 
     ``on_change`` receives each rating change as it is made (to store the history);
     ``progress`` the number of matches replayed, every ``every`` matches; ``on_placing``
@@ -84,10 +91,14 @@ def recompute(
     current: dict[int, skill.Skill] = {}
     counts: dict[int, int] = {}
     replayed = 0
-    for match_id, placing, units in rated_matches(apps):
+    rated_versions: set[int] = set()
+    for match_id, placing, units, versions in rated_matches(apps):
         if on_placing is not None:
             on_placing(placing)
-        after = skill.rate_units(current, units)
+        seated = zip(placing.seats, versions, strict=True)
+        new = {bot for bot, version in seated if version not in rated_versions}
+        rated_versions.update(versions)
+        after = skill.rate_units(current, units, new_versions=new)
         for bot_id in dict.fromkeys(placing.seats):
             before = current.get(bot_id, skill.Skill())
             after.setdefault(bot_id, before)

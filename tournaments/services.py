@@ -336,7 +336,7 @@ def finish_match(
         seat.log, seat.log_games = log, games
     Seat.objects.bulk_update(seats, ["log", "log_games"])
     if match.rated:
-        _rate(match, [seat.version.bot for seat in seats], outcome["places"])
+        _rate(match, [seat.version for seat in seats], outcome["places"])
     match.save()
     _count_done(match)
     if outcome.get("record") is not None:
@@ -368,16 +368,18 @@ def _keep_replay(match_id: int, record: dict[str, Any]) -> None:
         raise
 
 
-def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:
+def _rate(match: Match, versions: Sequence[BotVersion], places: Sequence[int]) -> None:
     """Move the global rating of the match's bots, holding their rating rows locked.
 
     One update per comparison unit of the match (``match.units``: its games, or its
-    duplicate deals), in their stored order (tournaments.skill); one history row per bot
+    duplicate deals), in their stored order (tournaments.skill), a bot whose version no
+    earlier rated match had widened first (skill.new_version); one history row per bot
     for the match. ``rating_seq`` records the order: a match sharing a bot with an
     earlier one waits for its lock, so it reads a larger sequence number; equal numbers
     only go to matches with no bot in common, whose updates commute (recompute_ratings
     relies on this).
     """
+    bots = [version.bot for version in versions]
     Rating.objects.bulk_create(
         [Rating(bot=bot, game=bot.game, elo=ratings.START_ELO) for bot in bots],
         ignore_conflicts=True,
@@ -388,7 +390,9 @@ def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:
     seats = tuple(bot.pk for bot in bots)
     placing = ratings.Placing(seats, tuple(places))
     after = skill.rate_units(
-        {pk: r.skill() for pk, r in locked.items()}, rated_units(seats, places, match.units)
+        {pk: r.skill() for pk, r in locked.items()},
+        rated_units(seats, places, match.units),
+        new_versions=_first_rated(match, versions),
     )
     count_record(locked, placing)
     for pk, rating in locked.items():
@@ -404,6 +408,20 @@ def _rate(match: Match, bots: Sequence[Bot], places: Sequence[int]) -> None:
         )
         rating.set_skill(new)
         rating.save(update_fields=[*RECORD_FIELDS, *SKILL_FIELDS, "matches", "updated_at"])
+
+
+def _first_rated(match: Match, versions: Sequence[BotVersion]) -> set[int]:
+    """The bots (ids) of those versions that no other rated match has rated: one query on
+    the seats' (version, match) index. Read under the bots' rating locks, so every match
+    of these versions rated before has its ``rating_seq``, as recompute_ratings sees it."""
+    rated = set(
+        Seat.objects.filter(
+            version__in=versions, match__status=Match.Status.DONE, match__rating_seq__isnull=False
+        )
+        .exclude(match=match)
+        .values_list("version_id", flat=True)
+    )
+    return {version.bot_id for version in versions if version.pk not in rated}
 
 
 #: The rating row's state of the global rating (tournaments.skill.Skill).

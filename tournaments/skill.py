@@ -5,9 +5,11 @@ tournament fit's (tournaments.ratings): Bradley-Terry on Elo's scale over the pa
 results of each comparison unit (one game, or one duplicate deal summed over its
 rotations). The estimate moves once per unit, not per match, by a Bayesian update of
 Glicko's form (a Gaussian belief per bot: its mean and its variance, the variance
-shrinking with the information each unit brings, widened a little before each unit so
-that a bot's later versions are followed). A rating therefore depends on the units
-played, not on how many games a pairing had.
+shrinking with the information each unit brings). A rating therefore depends on the
+units played, not on how many games a pairing had. A bot version is a fixed program, so
+its strength does not change while it plays; a new version may be stronger or weaker, so
+the variance is widened once, by VERSION_DEVIATION, when a new version of the bot is
+first rated (``new_version``), and the rating then follows the new version.
 
 The model's variance alone is honest only if a unit's pairwise results are independent
 coin flips: the pairs of a six-player placing are decided together (more variable than
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -33,10 +35,14 @@ from tournaments.ratings import ELO_MAX, ELO_MIN, SCALE, START_ELO, Z95, Placing
 
 #: A new bot's deviation (Elo): wide enough for any bot of the field.
 START_DEVIATION = 350.0
+#: Added to a bot's variance (as a standard deviation, Elo) when a new version of it is
+#: first rated: how far a new version's strength may be from the last one's. Chosen by
+#: bench/bench_skill.py (docs/ratings.md, "Following a new version").
+VERSION_DEVIATION = 100.0
 #: Added to a bot's variance (as a standard deviation, Elo) before each unit it plays:
-#: the rating keeps following a bot whose versions improve, at the price of some noise
-#: from the order of its results. Chosen by bench/bench_skill.py (docs/ratings.md).
-DRIFT = 2.0
+#: none, since a version's strength does not change (new versions widen the variance
+#: instead); kept as a parameter for the benchmarks.
+DRIFT = 0.0
 #: The dispersion a bot has shown counts as much as this many units of the expected
 #: one (``expected_dispersion``): little at first, most of it soon.
 PRIOR_UNITS = 10
@@ -168,13 +174,30 @@ def rate_unit(skills: Mapping[P, Skill], unit: Placing[P], drift: float = DRIFT)
     return after
 
 
+def new_version(state: Skill, deviation: float = VERSION_DEVIATION) -> Skill:
+    """The state of a bot whose new version is about to be rated for the first time: its
+    variance widened by ``deviation`` squared, at most the start's (so a bot's first
+    version starts where any new bot does); the rest is kept."""
+    return replace(state, variance=min(state.variance + deviation * deviation, START_DEVIATION**2))
+
+
 def rate_units(
-    skills: Mapping[P, Skill], units: Iterable[Placing[P]], drift: float = DRIFT
+    skills: Mapping[P, Skill],
+    units: Iterable[Placing[P]],
+    drift: float = DRIFT,
+    new_versions: Collection[P] = (),
+    version_deviation: float = VERSION_DEVIATION,
 ) -> dict[P, Skill]:
     """The skills after rating ``units`` in order (one match's, say), from ``skills``:
-    only the bots that played in them."""
+    only the bots that played in them. ``new_versions``: the bots whose version in these
+    units was never rated before; each is widened by ``new_version`` before the first
+    unit (and counts as moved even if no unit rates it)."""
     current = dict(skills)
     moved: dict[P, Skill] = {}
+    units = list(units)
+    seated = {p for unit in units for p in unit.seats}
+    for p in seated.intersection(new_versions):
+        moved[p] = current[p] = new_version(current.get(p, Skill()), version_deviation)
     for unit in units:
         after = rate_unit(current, unit, drift)
         current.update(after)
@@ -183,5 +206,5 @@ def rate_units(
 
 
 def replay(units: Iterable[Placing[P]], drift: float = DRIFT) -> dict[P, Skill]:
-    """Skills after rating every unit in order, from the start."""
+    """Skills after rating every unit in order, from the start (one version per bot)."""
     return rate_units({}, units, drift)

@@ -18,9 +18,17 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from tests.tournaments.conftest import CRASHER, first_legal, uploaded
+from tests.tournaments.conftest import CRASHER, FIRST_LEGAL, first_legal, uploaded
 from tournaments import replay_store, services, skill, tasks
-from tournaments.models import Match, Rating, RatingHistory, Replay, Tournament
+from tournaments.models import (
+    BotVersion,
+    Match,
+    Rating,
+    RatingHistory,
+    Replay,
+    Tournament,
+    bundle_code,
+)
 from tournaments.ratings import START_ELO
 from tournaments.ratings_store import recompute
 from tournaments.standings import tournament_table
@@ -268,3 +276,26 @@ def test_the_global_rating_moves_once_per_unit_in_the_results_transaction() -> N
         assert rating.deviation < skill.START_DEVIATION and rating.provisional
     history = RatingHistory.objects.values_list("bot_id", "before", "after")
     assert sorted(history) == sorted((b, START_ELO, expected[b].elo) for b in bots)
+
+
+def test_a_new_version_widens_its_bot_once_and_recompute_does_the_same() -> None:
+    first = first_legal("bigtwo", "improver")
+    house = services.house_version("bigtwo", "random")
+    code, digest = bundle_code({"main.py": (FIRST_LEGAL % {"delay": 0.0} + "# v2\n").encode()})
+    second = services.add_version(first.bot, code, digest, BotVersion.Status.ACCEPTED)
+    states: dict[int, skill.Skill] = {}
+    for number, version in enumerate([first, second, second]):
+        tournament = services.create_tournament(
+            None, f"cup {number}", "bigtwo", [version, house], table_size=2, games_per_pairing=3
+        )
+        with transaction.atomic():
+            services.start_tournament(tournament.pk)
+        match = Match.objects.get(tournament=tournament)
+        bots = [seat.version.bot_id for seat in match.seats.order_by("index")]
+        # Only the second tournament seats a version never rated before (the improver's
+        # first version starts as a new bot does, so widening it changes nothing).
+        new = {first.bot_id} if number == 1 else set()
+        states.update(skill.rate_units(states, placings(bots, match.units), new_versions=new))
+        rows = {r.bot_id: r.skill() for r in Rating.objects.all()}
+        assert rows == {bot: states[bot] for bot in bots}
+    assert recompute().differences == {}

@@ -33,7 +33,7 @@ def g(variance: float) -> float:
 
 def test_a_win_between_two_new_bots_moves_both_by_the_same_hand_computed_amount() -> None:
     after = rate_unit({}, Placing(("a", "b"), (1, 2)))
-    attenuation = g(2 * V0)  # the drift cannot widen a new bot's variance further
+    attenuation = g(2 * V0)
     variance = 1.0 / (1.0 / V0 + S * S * attenuation**2 * 0.25)
     gain = variance * S * attenuation * 0.5
     assert after["a"].elo == pytest.approx(START_ELO + gain, rel=1e-12)
@@ -98,7 +98,8 @@ def test_same_bot_in_two_seats_is_no_pair_and_a_bot_alone_is_not_rated() -> None
     assert rate_unit({}, Placing(("a", "a"), (1, 2))) == {}
 
 
-def test_the_deviation_shrinks_never_below_zero_and_the_drift_keeps_it_open() -> None:
+def test_without_drift_the_deviation_only_shrinks_and_a_drift_keeps_it_open() -> None:
+    assert skill.DRIFT == 0.0
     rng = random.Random(3)
     bots = "abcdef"
     still: dict[str, Skill] = {}
@@ -107,8 +108,8 @@ def test_the_deviation_shrinks_never_below_zero_and_the_drift_keeps_it_open() ->
         seats = tuple(rng.sample(bots, 4))
         unit = Placing(seats, tuple(rng.randint(1, 4) for _ in seats))
         before = dict(still)
-        still.update(rate_unit(still, unit, drift=0.0))
-        drifting.update(rate_unit(drifting, unit))
+        still.update(rate_unit(still, unit))
+        drifting.update(rate_unit(drifting, unit, drift=2.0))
         for bot in seats:
             was = before.get(bot, Skill()).deviation
             assert 0.0 < still[bot].deviation < was or still[bot].deviation < 1e-3
@@ -152,3 +153,37 @@ def test_a_match_of_many_units_is_its_units_one_after_another() -> None:
     for unit in units:
         one_by_one.update(rate_unit(one_by_one, unit))
     assert rate_units({}, units) == one_by_one == replay(units)
+
+
+def test_a_new_version_widens_the_variance_by_exactly_the_version_deviation() -> None:
+    known = Skill(elo=1620.0, variance=40.0**2, information=2e-3, spread=1e-3, units=300)
+    widened = skill.new_version(known)
+    assert widened.variance == 40.0**2 + skill.VERSION_DEVIATION**2
+    assert widened.deviation == pytest.approx(math.hypot(40.0, skill.VERSION_DEVIATION))
+    assert (widened.elo, widened.information, widened.spread, widened.units) == (
+        1620.0,
+        2e-3,
+        1e-3,
+        300,
+    )
+    assert skill.new_version(known, deviation=30.0).deviation == pytest.approx(50.0)
+    # Never wider than a new bot: a bot's first version starts as any new bot does.
+    assert skill.new_version(Skill()) == Skill()
+    assert skill.new_version(Skill(variance=349.0**2)).variance == V0
+
+
+def test_a_new_version_is_widened_once_before_its_matchs_first_unit() -> None:
+    known = Skill(elo=1620.0, variance=40.0**2, information=2e-3, spread=1e-3, units=300)
+    other = Skill(elo=1500.0, variance=60.0**2, information=2e-3, spread=2e-3, units=300)
+    units = [Placing(("a", "b"), (1, 2)), Placing(("a", "b"), (2, 1)), Placing(("b", "a"), (1, 2))]
+    skills = {"a": known, "b": other}
+    after = rate_units(skills, units, new_versions={"a"})
+    assert after == rate_units({"a": skill.new_version(known), "b": other}, units)
+    assert after == rate_units(skills, units, new_versions=["a", "nobody"])
+    # The same units in the same order give the same rating; no new version, no widening.
+    assert rate_units(skills, units) == rate_units(dict(skills), list(units))
+    assert after["a"].deviation > rate_units(skills, units)["a"].deviation
+    assert after["b"] != rate_units(skills, units)["b"]  # b met a less certain a
+    # A bot whose new version has no opponent in the match is still widened.
+    alone = rate_units(skills, [Placing(("a", "a"), (1, 2))], new_versions={"a"})
+    assert alone == {"a": skill.new_version(known)}
