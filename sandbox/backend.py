@@ -80,7 +80,8 @@ class Prestarts(Protocol):
 @runtime_checkable
 class Reuses(Protocol):
     """A backend that can keep one container per bot for a whole match, a fresh process
-    per seating (the Docker one, for Python bots: ``sandbox.reuse``)."""
+    per seating (the Docker one, for images with the supervisor's interpreter:
+    ``sandbox.reuse``)."""
 
     def can_reuse(self, code: Path) -> bool:
         """Whether the bot in ``code`` can have such a container here."""

@@ -75,6 +75,8 @@ MATCH_LABEL: Final = "cardjudge.match"  # the match and seat, as given to start(
 OWNER_LABEL: Final = "cardjudge.owner"  # host:pid:start-time of the worker process
 EXPIRES_LABEL: Final = "cardjudge.expires"  # Unix time after which it is surely stale
 SEAT_LABEL: Final = "cardjudge.seat"  # the seat's pipe folder, if any
+#: On a runtime image whose python3 can run the supervisor (scripts/build-runtime-images).
+SUPERVISOR_LABEL: Final = "cardjudge.supervisor"
 
 
 class SandboxError(RuntimeError):
@@ -154,6 +156,7 @@ class DockerBackend:
         self.removals = Removals()
         #: Reused containers kept between matches (``sandbox.pool``).
         self.pool = ContainerPool(pool_limits)
+        self._supervised_images: dict[str, bool] = {}
         if clean:
             remove_leftovers(self.client)
 
@@ -265,10 +268,20 @@ class DockerBackend:
         return channel
 
     def can_reuse(self, code: Path) -> bool:
-        """Whether the bot in ``code`` can have one container for a whole match
-        (``start_reused``): a Python bot (its image has the supervisor's interpreter),
-        with the FIFO transport."""
-        return self.pipe_root is not None and detect(Path(code)).runtime is PYTHON
+        """Whether the bot in ``code`` can have a reused container (``start_reused``,
+        ``start_pooled``): the FIFO transport, and an image with the supervisor's
+        interpreter (the Python bot image; a runtime image labelled
+        ``cardjudge.supervisor``, as scripts/build-runtime-images makes them)."""
+        if self.pipe_root is None:
+            return False
+        runtime = detect(Path(code)).runtime
+        return runtime is PYTHON or self._supervised_image(self.image_of(runtime))
+
+    def _supervised_image(self, image: str) -> bool:
+        if image not in self._supervised_images:
+            labels = self.client.images.get(image).labels or {}
+            self._supervised_images[image] = labels.get(SUPERVISOR_LABEL) == "python3"
+        return self._supervised_images[image]
 
     def start_reused(
         self,

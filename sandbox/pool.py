@@ -170,7 +170,7 @@ class ContainerPool:
 
 @runtime_checkable
 class Pools(Protocol):
-    """A backend whose bot containers can be pooled (the Docker one, for Python bots)."""
+    """A backend whose bot containers can be pooled (the Docker one)."""
 
     pool: ContainerPool
 

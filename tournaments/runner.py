@@ -301,9 +301,11 @@ def play(
     ``warm`` starts each block's containers while the block before plays and removes
     them in the background; ``fresh`` lets each block start and remove its own (the old
     way); both give every seating fresh containers. ``reuse`` keeps one container per
-    Python bot for the whole match, a fresh process in it per seating (``sandbox.reuse``:
+    bot for the whole match, a fresh process in it per seating (``sandbox.reuse``:
     faster, with the small leaks docs/sandbox.md lists). None of the match's containers
-    is left when this returns.
+    is left when this returns, except with ``pool`` (the worker's default): its
+    containers go back to the backend's pool for later matches (``sandbox.pool``), none
+    having served two seatings of this match.
     """
     timings = Timings()
     spec = MatchSpec(

@@ -103,12 +103,12 @@ JUDGE_SANDBOX = env_choice("JUDGE_SANDBOX", "docker", ("docker", "local"))
 # House bots run in that sandbox like uploaded bots ("sandbox": same clocks and costs), or
 # are called inside the worker ("inprocess": faster, for development).
 JUDGE_HOUSE_BOTS = env_choice("JUDGE_HOUSE_BOTS", "sandbox", ("sandbox", "inprocess"))
-# A match's containers (docs/sandbox.md, "Lifecycle"): "pool" keeps Python bots'
+# A match's containers (docs/sandbox.md, "Lifecycle"): "pool" keeps the bots'
 # containers across matches, a fresh process per seating, no container serving two
 # seatings of one match (JUDGE_SANDBOX_POOL_SIZE, JUDGE_SANDBOX_POOL_IDLE_SECONDS bound
 # it); "warm" starts each seating's containers while the one before plays and removes them
 # in the background; "fresh" starts and removes each seating's in its turn; "reuse": one
-# container per Python bot per match (docs/sandbox.md lists what it leaks).
+# container per bot per match (docs/sandbox.md lists what it leaks).
 JUDGE_SANDBOX_LIFECYCLE = env_choice(
     "JUDGE_SANDBOX_LIFECYCLE", "pool", ("pool", "warm", "fresh", "reuse")
 )

@@ -7,8 +7,10 @@ killed, and a stopping worker process removes what it holds."""
 
 from __future__ import annotations
 
+import io
 import os
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,12 +23,14 @@ from sandbox.limits import Limits
 from sandbox.parallel import SeatStart
 from sandbox.pool import PoolLimits
 from sandbox.reuse import ReusedSeat
+from sandbox.runtimes import RUNTIMES
 from tests.sandbox.attacks import harness
 from tests.sandbox.test_docker_lifecycle import duplicate_plan, reports, zipped
 from tournaments import runner
 
 pytestmark = pytest.mark.docker
 
+STARTERS = Path(__file__).resolve().parents[2] / "starters"
 REMEMBER = (Path(__file__).resolve().parent / "attacks" / "remember.py").read_text()
 SLEEPER = "import time\ntime.sleep(600)\n"
 SAYS_SEED = (
@@ -224,3 +228,30 @@ def test_pool_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) 
 
 def test_no_container_of_these_tests_is_left() -> None:
     assert harness.leftovers_of_this_run() == []
+
+
+def zipped_folder(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(folder.iterdir()):
+            archive.write(path, path.name)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("language", sorted(RUNTIMES))
+def test_every_runtime_plays_in_pooled_containers(spawns: Spawns, language: str) -> None:
+    """Every runtime image carries the supervisor's interpreter, so a match with a bot of
+    any language is pooled (none falls back to fresh containers for the whole table)."""
+    pooled = backend()
+    seats = [
+        runner.SeatPlan(language, "", code=zipped_folder(STARTERS / language)),
+        runner.SeatPlan("house:random", "", house_policy="random"),
+    ]
+    plan = duplicate_plan("oceans11", seats, harness.label(f"pool-{language}"))
+    try:
+        outcome, _ = runner.play(plan, lambda: pooled, lifecycle="pool")
+        assert outcome["faults"] == []
+        assert len(spawns.of(0)) == 4  # two bots, two seatings: all in pooled containers
+        assert pooled.pool.idle() == 4
+    finally:
+        assert pooled.pool.close()
