@@ -52,11 +52,19 @@ class StreamChannel:
         self._ended = False  # the bot's standard output ended
         self._closed = False
         self._close_lock = threading.Lock()
+        #: Held while waiting on the bot's descriptors: ``close`` from another thread (a
+        #: stop signal) must not poll them at the same time, nor close them under a wait.
+        self._io = threading.Lock()
+        self._released = False
+        self._stopped = False
 
     def send(self, line: bytes) -> None:
         if self._closed or self._ended:
             raise ChannelClosed(self._gone("the bot is gone (its output ended)"))
-        self._write(line + b"\n", time.monotonic() + self._send_timeout_s)
+        with self._io:
+            if self._released:
+                raise ChannelClosed("the channel was closed")
+            self._write(line + b"\n", time.monotonic() + self._send_timeout_s)
 
     def recv(self, deadline: float) -> bytes:
         lines = self._lines
@@ -77,7 +85,7 @@ class StreamChannel:
                     raise ChannelTimeout("no complete line from the bot before the deadline")
                 late = True  # past the deadline, what had already arrived still counts
                 remaining = 0
-            self._fill(remaining)
+            self._wait(remaining)
             if self._spill:
                 self._take_spill()
             line = lines.next_line()
@@ -87,7 +95,8 @@ class StreamChannel:
 
     def stderr(self) -> bytes:
         if not self._closed and not self._spill:  # spill: stdout waits for recv first
-            self._fill(0)
+            with contextlib.suppress(ChannelClosed):
+                self._wait(0)
         return self._log.getvalue()
 
     def held(self) -> int:
@@ -97,12 +106,31 @@ class StreamChannel:
 
     def close(self) -> None:
         """End the bot's input, let it finish for ``grace_s`` (keeping its last words on
-        standard error, dropping its output), then remove it."""
+        standard error, dropping its output), then remove it.
+
+        Called from another thread while one waits on the bot (a stop signal during a
+        long move), it removes the bot first, without its last words: that ends the
+        wait at once (its output ends), and only then are the descriptors closed.
+        """
         with self._close_lock:
             if self._closed:
                 return
             self._closed = True
         self._spill.clear()
+        if not self._io.acquire(blocking=False):
+            self._stop_once()
+            self._io.acquire()
+        try:
+            if not self._stopped:
+                self._last_words()
+            self._stop_once()
+        finally:
+            self._released = True
+            self._release()
+            self._io.release()
+
+    def _last_words(self) -> None:
+        """End the bot's input and read its standard error for up to ``grace_s``."""
         try:
             with contextlib.suppress(OSError):
                 self._end_input()
@@ -111,11 +139,24 @@ class StreamChannel:
                     read = self._fill(0 if self._ended else remaining)
                     if self._ended and not read:
                         break
+        except Exception:  # close must not raise
+            log.exception("reading a bot's last words failed")
+
+    def _wait(self, timeout: float) -> bool:
+        """``_fill`` under the descriptors' lock; ChannelClosed once they are closed."""
+        with self._io:
+            if self._released:
+                raise ChannelClosed("the channel was closed")
+            return self._fill(timeout)
+
+    def _stop_once(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
             self._stop()
         except Exception:  # close must not raise: leftovers are removed later
             log.exception("stopping a bot failed; remove_leftovers() will clean up")
-        finally:
-            self._release()
 
     def _room(self) -> int:
         """How much of the bot's stdout to read now: what the line buffer takes (0 when
