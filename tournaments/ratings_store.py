@@ -1,8 +1,9 @@
 """Global ratings recomputed from the stored match history (see docs/ratings.md).
 
 The history is streamed in rating order (two server-side cursors over only the columns
-needed: each match's places and stored units, and its seats' bots), so memory stays
-constant whatever its length; only one rating state per bot is held.
+needed: each match's places and stored units, and its seats' bots and versions), so memory
+stays constant whatever its length; only one rating state per bot is held (and the set of
+versions rated, to widen a bot at its new version's first match).
 """
 
 from __future__ import annotations
