@@ -27,7 +27,7 @@ match's containers are gone included). Goal: docker >= 0.7x local, start/stop
 <= 25%. The machine's load average is printed too (the figures move with it).
 
 Run: ``python -m bench.bench_throughput [--rounds R] [--games G] [--bot-shares N]``
-(about 5 minutes at the default 4 rounds on a busy machine).
+(about 12 minutes at the default 4 rounds on a busy machine).
 """
 
 from __future__ import annotations
