@@ -63,9 +63,8 @@ def reports(log: str) -> list[dict[str, Any]]:
     return [json.loads(line[7:]) for line in log.splitlines() if line.startswith("REPORT ")]
 
 
-@pytest.mark.parametrize("lifecycle", ["warm", "fresh", "reuse"])
-def test_a_bot_finds_nothing_of_the_last_seating(lifecycle: runner.Lifecycle) -> None:
-    instance = harness.label("remember")
+def remember_plan(instance: str, match_id: int = 1) -> runner.MatchPlan:
+    """Big Two, duplicate, two deals: two remember bots and two house bots."""
     remember = (ATTACKS / "remember.py").read_text()
     seats = [
         runner.SeatPlan("remember", "", code=zipped(remember)),
@@ -74,16 +73,27 @@ def test_a_bot_finds_nothing_of_the_last_seating(lifecycle: runner.Lifecycle) ->
         runner.SeatPlan("house:greedy", "", house_policy="greedy"),
     ]
     plan = duplicate_plan("bigtwo", seats, instance)
-    outcome, _ = runner.play(plan, harness.pipe_backend, lifecycle=lifecycle)
+    return runner.MatchPlan(**{**plan.__dict__, "match_id": match_id, "seed": 16 + match_id})
+
+
+def assert_nothing_remembered(outcome: dict[str, Any]) -> None:
+    """Both remember bots started four times (four seatings) and found nothing each time."""
     assert outcome["faults"] == []
     for bot in (0, 2):
         found = reports(outcome["logs"][bot])
-        assert len(found) == 4, outcome["logs"][bot][-2000:]  # four seatings, four starts
+        assert len(found) == 4, outcome["logs"][bot][-2000:]
         for seen in found:
             assert seen["tmp"] == [], seen
             assert seen["file"].startswith("none"), seen
             assert seen["daemon"].startswith("refused"), seen
             assert seen["processes"] == [], seen
+
+
+@pytest.mark.parametrize("lifecycle", ["warm", "fresh", "reuse"])
+def test_a_bot_finds_nothing_of_the_last_seating(lifecycle: runner.Lifecycle) -> None:
+    instance = harness.label("remember")
+    outcome, _ = runner.play(remember_plan(instance), harness.pipe_backend, lifecycle=lifecycle)
+    assert_nothing_remembered(outcome)
     assert harness.leftovers_of_this_run() == []
 
 

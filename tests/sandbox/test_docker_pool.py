@@ -25,13 +25,17 @@ from sandbox.pool import PoolLimits
 from sandbox.reuse import ReusedSeat
 from sandbox.runtimes import RUNTIMES
 from tests.sandbox.attacks import harness
-from tests.sandbox.test_docker_lifecycle import duplicate_plan, reports, zipped
+from tests.sandbox.test_docker_lifecycle import (
+    assert_nothing_remembered,
+    duplicate_plan,
+    remember_plan,
+    zipped,
+)
 from tournaments import runner
 
 pytestmark = pytest.mark.docker
 
 STARTERS = Path(__file__).resolve().parents[2] / "starters"
-REMEMBER = (Path(__file__).resolve().parent / "attacks" / "remember.py").read_text()
 SLEEPER = "import time\ntime.sleep(600)\n"
 SAYS_SEED = (
     "import os, sys\nprint('SEED', os.environ.get('JUDGE_HOUSE_SEED'), file=sys.stderr)\n"
@@ -69,34 +73,15 @@ def spawns(monkeypatch: pytest.MonkeyPatch) -> Spawns:
     return record
 
 
-def remember_plan(match_id: int, instance: str) -> runner.MatchPlan:
-    seats = [
-        runner.SeatPlan("remember", "", code=zipped(REMEMBER)),
-        runner.SeatPlan("house:random", "", house_policy="random"),
-        runner.SeatPlan("remember-too", "", code=zipped(REMEMBER)),
-        runner.SeatPlan("house:greedy", "", house_policy="greedy"),
-    ]
-    plan = duplicate_plan("bigtwo", seats, instance)
-    return runner.MatchPlan(**{**plan.__dict__, "match_id": match_id, "seed": 17 + match_id})
-
-
 def test_containers_serve_later_matches_never_two_seatings_of_one(spawns: Spawns) -> None:
     instance = harness.label("pool")
     pooled = backend()
     try:
         for match_id in (1, 2):
             spawns.match = match_id
-            plan = remember_plan(match_id, instance)
+            plan = remember_plan(instance, match_id)
             outcome, _ = runner.play(plan, lambda: pooled, lifecycle="pool")
-            assert outcome["faults"] == []
-            for bot in (0, 2):
-                found = reports(outcome["logs"][bot])
-                assert len(found) == 4, outcome["logs"][bot][-2000:]  # four seatings
-                for seen in found:  # match 2 runs in match 1's containers: wiped
-                    assert seen["tmp"] == [], seen
-                    assert seen["file"].startswith("none"), seen
-                    assert seen["daemon"].startswith("refused"), seen
-                    assert seen["processes"] == [], seen
+            assert_nothing_remembered(outcome)  # match 2 runs in match 1's containers: wiped
         first, second = spawns.of(1), spawns.of(2)
         assert len(first) == len(second) == 16  # four bots, four seatings
         assert len(set(first)) == 16 and len(set(second)) == 16  # one seating each per match
@@ -105,7 +90,7 @@ def test_containers_serve_later_matches_never_two_seatings_of_one(spawns: Spawns
         labels = harness.containers_labelled(f"{instance}-pool")
         assert len(labels) == 16 and pooled.pool.idle() == 16
         spawns.match = 3  # match 1 played again (resumed, retried): the same deals
-        outcome, _ = runner.play(remember_plan(1, instance), lambda: pooled, lifecycle="pool")
+        outcome, _ = runner.play(remember_plan(instance, 1), lambda: pooled, lifecycle="pool")
         assert outcome["faults"] == []
         assert not set(spawns.of(3)) & set(first)  # no container that saw them
         assert len(set(spawns.of(3))) == 16
