@@ -21,7 +21,7 @@ from django.db.models import Model
 from psycopg.types.json import Jsonb
 from tqdm import tqdm
 
-from tournaments.skill import Skill, rate_unit
+from tournaments.skill import Skill, rate_units
 
 #: (game, seats at a table) of the seeded matches.
 TABLES = (("oceans11", 2), ("bigtwo", 4), ("fifteen35", 3))
@@ -170,10 +170,16 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
     plan = [_planned(m, rng, shape, by_game, weights) for m in range(shape.matches)]
     standings: dict[int, Standing] = {}
     history: list[tuple[int, int, int, float, float]] = []  # match, bot, seq, before, after
+    rated_versions: set[int] = set()
     for match_id, _, bots, places in tqdm(plan, desc="ratings", unit=" matches", mininterval=2):
         before = {b: standings.setdefault(b, Standing()).skill for b in bots}
+        # A bot whose version (see _seats) is rated for the first time is widened first.
+        versions = {b: _version(b, match_id) for b in bots}
+        new = {b for b, v in versions.items() if v not in rated_versions}
+        rated_versions.update(versions.values())
         # One unit per match: the matches have no games, so the service rates their places.
-        moved = rate_unit(before, ratings.Placing(tuple(bots), tuple(places)))
+        unit = ratings.Placing(tuple(bots), tuple(places))
+        moved = rate_units(before, [unit], new_versions=new)
         after = {b: moved.get(b, before[b]) for b in bots}
         for a, b, score in ratings.pairwise(bots, places):
             for bot, mine in ((a, score), (b, 1.0 - score)):
@@ -216,6 +222,7 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
                 "variance": row.skill.variance,
                 "information": row.skill.information,
                 "spread": row.skill.spread,
+                "decisive": row.skill.decisive,
                 "matches": row.matches,
                 "wins": row.record[0],
                 "draws": row.record[1],
@@ -278,12 +285,17 @@ def _matches(
         }
 
 
+def _version(bot: int, match_id: int) -> int:
+    """The version id a bot plays a match with: both versions of each bot play."""
+    return 2 * (bot - 1) + 1 + match_id % 2
+
+
 def _seats(plan: Sequence[tuple[int, int, list[int], list[int]]]) -> Iterator[dict[str, Any]]:
     seat_id = 0
     for match_id, _, bots, _ in plan:
         for index, bot in enumerate(bots):
             seat_id += 1
-            version = 2 * (bot - 1) + 1 + match_id % 2  # both versions of each bot play
+            version = _version(bot, match_id)
             yield {
                 "id": seat_id,
                 "match_id": match_id,

@@ -356,8 +356,8 @@ class Rating(models.Model):
     and bot pages read it instead of the history: ``elo`` is the rating shown (Elo
     scale), ``deviation`` its standard deviation in Elo points (the 95% interval is
     shown from it), ``units`` the comparison units (games or duplicate deals) rated;
-    ``variance``, ``information`` and ``spread`` are the rest of the state the next
-    update needs (tournaments.skill.Skill). Wins, draws and losses count pairwise
+    ``variance``, ``information``, ``spread`` and ``decisive`` are the rest of the state
+    the next update needs (tournaments.skill.Skill). Wins, draws and losses count pairwise
     results (each opponent at a table), ``matches`` the rated matches.
     """
 
@@ -369,6 +369,7 @@ class Rating(models.Model):
     variance = models.FloatField(default=START_DEVIATION**2, db_default=START_DEVIATION**2)
     information = models.FloatField(default=0.0, db_default=0.0)
     spread = models.FloatField(default=0.0, db_default=0.0)
+    decisive = models.FloatField(default=0.0, db_default=0.0)
     matches = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
@@ -397,12 +398,15 @@ class Rating(models.Model):
 
     def skill(self) -> Skill:
         """The state the next update starts from."""
-        return Skill(self.elo, self.variance, self.information, self.spread, self.units)
+        return Skill(
+            self.elo, self.variance, self.information, self.spread, self.units, self.decisive
+        )
 
     def set_skill(self, skill: Skill) -> None:
         """Store an updated state (``deviation`` is derived from it)."""
         self.elo, self.variance, self.units = skill.elo, skill.variance, skill.units
         self.information, self.spread = skill.information, skill.spread
+        self.decisive = skill.decisive
         self.deviation = skill.deviation
 
     def __str__(self) -> str:

@@ -31,7 +31,7 @@ class Recomputed:
 
     ``ratings``: each bot's elo; ``skills``: its whole state; ``differences``: per bot,
     the stored and the recomputed state (elo, deviation, units, variance, information,
-    spread) where any of them differs.
+    spread, decisive) where any of them differs.
     """
 
     ratings: dict[int, float]
@@ -110,9 +110,10 @@ def recompute(
         replayed += 1
         if progress is not None and replayed % every == 0:
             progress(replayed)
-    stored_rows = _model(apps, "Rating").objects.values_list("bot_id", *STATE)
+    fields = stored_fields(apps)
+    stored_rows = _model(apps, "Rating").objects.values_list("bot_id", *fields)
     stored = {row[0]: tuple(row[1:]) for row in stored_rows}
-    fresh = {bot_id: _state(s) for bot_id, s in current.items()}
+    fresh = {bot_id: _state(s, fields) for bot_id, s in current.items()}
     differences = {
         bot_id: (stored.get(bot_id), fresh.get(bot_id))
         for bot_id in set(stored) | set(fresh)
@@ -123,11 +124,18 @@ def recompute(
 
 
 #: The stored columns of a rating's state, as compared.
-STATE = ("elo", "deviation", "units", "variance", "information", "spread")
+STATE = ("elo", "deviation", "units", "variance", "information", "spread", "decisive")
 
 
-def _state(s: skill.Skill) -> tuple[float, ...]:
-    return (s.elo, s.deviation, s.units, s.variance, s.information, s.spread)
+def stored_fields(apps: Any = None) -> tuple[str, ...]:
+    """The columns of STATE the Rating model has: all of them, or, in an earlier
+    migration's registry (0008 runs this code), those it had then."""
+    names = {f.name for f in _model(apps, "Rating")._meta.get_fields()}
+    return tuple(name for name in STATE if name in names)
+
+
+def _state(s: skill.Skill, fields: tuple[str, ...] = STATE) -> tuple[float, ...]:
+    return tuple(getattr(s, name) for name in fields)
 
 
 @transaction.atomic
@@ -171,9 +179,10 @@ def recompute_and_store(
     report = recompute(keep, progress, every, on_placing=count, apps=apps)
     RatingHistory.objects.bulk_create(batch)
     Rating.objects.all().delete()
+    fields = stored_fields(apps)
     for bot_id, state in report.skills.items():
         row = rows[bot_id]
-        for field, value in zip(STATE, _state(state), strict=True):
+        for field, value in zip(fields, _state(state, fields), strict=True):
             setattr(row, field, value)
         row.matches = report.counts[bot_id]
     Rating.objects.bulk_create(rows[bot_id] for bot_id in report.ratings)

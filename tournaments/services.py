@@ -425,7 +425,7 @@ def _first_rated(match: Match, versions: Sequence[BotVersion]) -> set[int]:
 
 
 #: The rating row's state of the global rating (tournaments.skill.Skill).
-SKILL_FIELDS = ("elo", "deviation", "units", "variance", "information", "spread")
+SKILL_FIELDS = ("elo", "deviation", "units", "variance", "information", "spread", "decisive")
 
 
 def rated_units(

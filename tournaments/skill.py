@@ -67,7 +67,8 @@ class Skill:
     ``elo``: the estimate; ``variance``: the model's variance of it (Elo squared);
     ``information`` and ``spread``: the sums over its units of the model's expected
     squared score and the observed one, less the part the estimates' errors add (their
-    ratio is the dispersion); ``units``: the comparison units rated.
+    ratio is the dispersion); ``units``: the comparison units rated; ``decisive``: the
+    sum over its units of the share of its pairwise results there that were not draws.
     """
 
     elo: float = START_ELO
@@ -75,6 +76,7 @@ class Skill:
     information: float = 0.0
     spread: float = 0.0
     units: int = 0
+    decisive: float = 0.0
 
     @property
     def dispersion(self) -> float:
@@ -85,9 +87,15 @@ class Skill:
 
     def tempering(self, table: int) -> float:
         """The dispersion the update divides the information by: the measured one,
-        shrunk towards ``expected_dispersion(table)`` while the bot has few units."""
-        prior = expected_dispersion(table)
+        shrunk towards ``expected_dispersion`` while the bot has few units."""
+        prior = expected_dispersion(table, self.draw_share)
         return (self.dispersion * self.units + PRIOR_UNITS * prior) / (self.units + PRIOR_UNITS)
+
+    @property
+    def draw_share(self) -> float:
+        """The share of its pairwise results that were draws, as one more decisive result
+        would leave it (0 for a new bot)."""
+        return (self.units - self.decisive) / (self.units + 1)
 
     @property
     def deviation(self) -> float:
@@ -116,11 +124,17 @@ def is_provisional(units: int, deviation: float) -> bool:
     return units < PROVISIONAL_UNITS or deviation > PROVISIONAL_DEVIATION
 
 
-def expected_dispersion(table: int) -> float:
+def expected_dispersion(table: int, draws: float = 0.0) -> float:
     """The dispersion of a placing of ``table`` bots of equal strength decided by one
     independent performance each: a bot's pairwise score is then the number it beat,
     uniform on 0..n-1, of variance (n^2 - 1) / 12 against (n - 1) / 4 for independent
-    pairs: (n + 1) / 3 (1 for two players, 5/3 for four, 7/3 for six)."""
+    pairs: (n + 1) / 3 (1 for two players, 5/3 for four, 7/3 for six).
+
+    Two players who draw a share ``draws`` of their results: a draw scores 1/2, so at
+    even odds the score's variance is (1 - draws) / 4 against the model's 1 / 4, and the
+    dispersion 1 - draws. (Larger tables keep (n + 1) / 3.)"""
+    if table == 2:
+        return 1.0 - draws
     return (table + 1) / 3.0
 
 
@@ -146,8 +160,12 @@ def rate_unit(skills: Mapping[P, Skill], unit: Placing[P], drift: float = DRIFT)
     score: dict[P, float] = defaultdict(float)
     info: dict[P, float] = defaultdict(float)
     noise: dict[P, float] = defaultdict(float)  # the opponents' part of the score's error
+    pairs: dict[P, int] = defaultdict(int)
+    decided: dict[P, int] = defaultdict(int)
     for a, b, y in pairwise(unit.seats, unit.places):
         for me, other, mine in ((a, b, y), (b, a, 1.0 - y)):
+            pairs[me] += 1
+            decided[me] += y != 0.5
             g = _attenuation(widened[me] + widened[other])
             expected = 1.0 / (1.0 + math.exp(-_S * g * (before[me].elo - before[other].elo)))
             score[me] += _S * g * (mine - expected)
@@ -170,6 +188,7 @@ def rate_unit(skills: Mapping[P, Skill], unit: Placing[P], drift: float = DRIFT)
             information=old.information + info[p],
             spread=old.spread + score[p] ** 2 - estimation,
             units=old.units + 1,
+            decisive=old.decisive + decided[p] / pairs[p],
         )
     return after
 

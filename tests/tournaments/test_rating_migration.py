@@ -1,4 +1,4 @@
-"""Migration 0008 recomputes every stored global rating with the per-unit update."""
+"""Migrations 0008 and 0011 recompute every stored global rating with the per-unit update."""
 
 from __future__ import annotations
 
@@ -38,17 +38,24 @@ def test_the_migration_rates_the_stored_history_per_unit() -> None:
         )
     executor = MigrationExecutor(connection)
     executor.migrate(AFTER)
+    at_0008 = executor.loader.project_state(AFTER).apps  # no decisive column yet
     ids = (bots[0].pk, bots[1].pk)
     expected = skill.replay(Placing(ids, p) for p in [(1, 2), (1, 2), (2, 1)])
-    for rating in Rating.objects.all():
+    for rating in at_0008.get_model("tournaments", "Rating").objects.all():
         state = expected[rating.bot_id]
         assert (rating.elo, rating.deviation, rating.units) == (state.elo, state.deviation, 3)
         assert (rating.wins, rating.losses, rating.matches) == (
             (1, 0, 1) if rating.bot_id == ids[0] else (0, 1, 1)
         )
+    history = at_0008.get_model("tournaments", "RatingHistory").objects
+    assert sorted(history.values_list("bot_id", "after")) == sorted(
+        (b, expected[b].elo) for b in ids
+    )
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())  # 0011 recomputes, draws counted
+    assert {r.bot_id: r.skill() for r in Rating.objects.all()} == expected
+    assert all(s.decisive == 3 for s in expected.values())
+    assert recompute().differences == {}
     assert sorted(RatingHistory.objects.values_list("bot_id", "after")) == sorted(
         (b, expected[b].elo) for b in ids
     )
-    assert recompute().differences == {}
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())

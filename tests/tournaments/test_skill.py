@@ -47,8 +47,9 @@ def test_a_win_between_two_new_bots_moves_both_by_the_same_hand_computed_amount(
 
 
 def test_a_draw_moves_the_favourite_down_and_the_underdog_up() -> None:
-    known = Skill(elo=1600.0, variance=50.0**2, information=1e-3, spread=1e-3, units=100)
-    other = Skill(elo=1400.0, variance=50.0**2, information=1e-3, spread=1e-3, units=100)
+    # Dispersion 1 and no draws before: the tempering is 1.
+    known = Skill(1600.0, 50.0**2, information=1e-3, spread=1e-3, units=100, decisive=100)
+    other = Skill(1400.0, 50.0**2, information=1e-3, spread=1e-3, units=100, decisive=100)
     after = rate_unit({"a": known, "b": other}, Placing(("a", "b"), (1, 1)), drift=0.0)
     attenuation = g(2 * 50.0**2)
     expected = 1.0 / (1.0 + math.exp(-S * attenuation * 200.0))
@@ -187,3 +188,19 @@ def test_a_new_version_is_widened_once_before_its_matchs_first_unit() -> None:
     # A bot whose new version has no opponent in the match is still widened.
     alone = rate_units(skills, [Placing(("a", "a"), (1, 2))], new_versions={"a"})
     assert alone == {"a": skill.new_version(known)}
+
+
+def test_draws_lower_a_two_player_bots_expected_dispersion_to_one_less_their_share() -> None:
+    assert skill.expected_dispersion(2) == 1.0
+    assert skill.expected_dispersion(2, draws=0.25) == 0.75
+    assert skill.expected_dispersion(6, draws=0.25) == pytest.approx(7 / 3)
+    # 9 units, 3 of them draws: draw share 3 / (9 + 1); no dispersion measured yet.
+    drawn = Skill(units=9, decisive=6.0)
+    assert drawn.draw_share == pytest.approx(0.3)
+    assert drawn.tempering(2) == pytest.approx((9 * 1.0 + 10 * 0.7) / 19)
+    assert Skill().draw_share == 0.0 and Skill().tempering(2) == 1.0
+    # Each unit adds the share of the bot's pairs there that were not draws.
+    after = rate_unit({}, Placing(("a", "b", "c"), (1, 1, 3)))
+    assert after["a"].decisive == pytest.approx(0.5)
+    assert after["c"].decisive == 1.0
+    assert replay([Placing(("a", "b"), (1, 1))] * 4)["a"].decisive == 0.0
