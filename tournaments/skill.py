@@ -19,7 +19,8 @@ value of it (the information); their ratio, the dispersion, measures how variabl
 units really are, and the update divides the information by it: the variance is then
 the sandwich estimate, the unit as the cluster, as in the tournament fit. While a bot has
 few units the dispersion is shrunk towards that of a placing by independent
-performances ((n + 1) / 3 for n bots). The deviation shown is the square root of the
+performances ((n + 1) / 3 for n bots; between two players, 1 less the bot's share of
+draws, since a draw scoring 1/2 varies less than a coin). The deviation shown is the square root of the
 variance.
 """
 
