@@ -20,8 +20,8 @@ units really are, and the update divides the information by it: the variance is 
 the sandwich estimate, the unit as the cluster, as in the tournament fit. While a bot has
 few units the dispersion is shrunk towards that of a placing by independent
 performances ((n + 1) / 3 for n bots; between two players, 1 less the bot's share of
-draws, since a draw scoring 1/2 varies less than a coin). The deviation shown is the square root of the
-variance.
+draws, since a draw scoring 1/2 varies less than a coin). The deviation shown is the
+square root of the variance.
 """
 
 from __future__ import annotations
