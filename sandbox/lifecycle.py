@@ -19,6 +19,7 @@ the last seating survives to be read), but the costs move off the match's critic
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,7 +27,7 @@ from typing import Final
 
 from sandbox.backend import Prestarts, Reuses, WarmSeat
 from sandbox.channel import Channel
-from sandbox.parallel import SeatStart, all_or_none
+from sandbox.parallel import SeatStart, together
 from sandbox.reuse import ReusedSeat, SeatBroken
 
 #: How long ``close`` waits for the match's containers to be gone (the engine's API
@@ -36,16 +37,11 @@ REMOVAL_TIMEOUT_S: Final = 60.0
 
 def prestart_many(backend: Prestarts, seats: Sequence[SeatStart]) -> list[WarmSeat]:
     """Prestart every seat at once (threads); all of them or none (``start_many``'s rule)."""
-    if not seats:
-        return []
-    with ThreadPoolExecutor(max_workers=min(8, len(seats))) as pool:
-        futures = [
-            pool.submit(
-                backend.prestart, seat.code, label=seat.label, limits=seat.limits, env=seat.env
-            )
-            for seat in seats
-        ]
-        return all_or_none(futures)
+    return together([functools.partial(_prestart, backend, seat) for seat in seats])
+
+
+def _prestart(backend: Prestarts, seat: SeatStart) -> WarmSeat:
+    return backend.prestart(seat.code, label=seat.label, limits=seat.limits, env=seat.env)
 
 
 class WarmTable:
@@ -153,9 +149,7 @@ class ReuseTable:
     def _start(self, indices: list[int]) -> None:
         if not indices:
             return
-        with ThreadPoolExecutor(max_workers=min(8, len(indices))) as pool:
-            futures = [pool.submit(self._start_one, self.seat(j)) for j in indices]
-            seats = all_or_none(futures)
+        seats = together([functools.partial(self._start_one, self.seat(j)) for j in indices])
         self._made.extend(seats)
         self._seats.update(zip(indices, seats, strict=True))
 

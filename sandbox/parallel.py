@@ -4,7 +4,8 @@ so a table of six is ready in little more than the time of one."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,16 +39,20 @@ def start_many(backend: Backend, seats: Sequence[SeatStart], *, threads: int = 8
     If any start fails, the others are closed and the first error is raised: a match
     gets all its bots or none.
     """
-    if not seats:
+    return together([functools.partial(_start, backend, seat) for seat in seats], threads)
+
+
+def _start(backend: Backend, seat: SeatStart) -> Channel:
+    return backend.start(seat.code, label=seat.label, limits=seat.limits, env=seat.env)
+
+
+def together(starts: Sequence[Callable[[], C]], threads: int = 8) -> list[C]:
+    """Run every start at once (threads); their results in order, all of them or none
+    (``all_or_none``)."""
+    if not starts:
         return []
-    with ThreadPoolExecutor(max_workers=min(threads, len(seats))) as pool:
-        futures = [
-            pool.submit(
-                backend.start, seat.code, label=seat.label, limits=seat.limits, env=seat.env
-            )
-            for seat in seats
-        ]
-        return all_or_none(futures)
+    with ThreadPoolExecutor(max_workers=min(threads, len(starts))) as pool:
+        return all_or_none([pool.submit(start) for start in starts])
 
 
 def all_or_none(futures: list[Future[C]]) -> list[C]:

@@ -26,6 +26,7 @@ containers this match has not used, and fetches the next block's in the backgrou
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import threading
@@ -37,7 +38,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol, runtime_checkable
 
 from sandbox.channel import Channel
-from sandbox.parallel import SeatStart, all_or_none
+from sandbox.parallel import SeatStart, together
 from sandbox.reuse import ReusedSeat, SeatBroken
 
 #: How long ``PoolTable.close`` waits for the match's retired containers to be gone.
@@ -227,9 +228,8 @@ class PoolTable:
             for index, container in ready.items():
                 self.backend.pool.give(self._key(index), container)
             raise
-        self._used.extend((self._key(j), container) for j, container in ready.items())
-        for container in ready.values():
-            container.served |= self.match
+        for index, container in ready.items():
+            self._claim(index, container)
         channels: dict[int, Channel] = {}
         try:
             for index in indices:
@@ -265,10 +265,14 @@ class PoolTable:
         try:
             return container.spawn(self.seat(index).env)
         except SeatBroken:  # that container is being removed: a new one, once
-            fresh = self.backend.start_pooled(self.seat(index), self.label)
-            fresh.served |= self.match
-            self._used.append((self._key(index), fresh))
+            fresh = self._claim(index, self.backend.start_pooled(self.seat(index), self.label))
             return fresh.spawn(self.seat(index).env)
+
+    def _claim(self, index: int, container: ReusedSeat) -> ReusedSeat:
+        """``container`` now serves this match: marked so, and given back at ``close``."""
+        container.served |= self.match
+        self._used.append((self._key(index), container))
+        return container
 
     def _key(self, index: int) -> str:
         if index not in self._keys:
@@ -283,19 +287,15 @@ class PoolTable:
             if container is not None:
                 found[index] = container
         missing = [j for j in indices if j not in found]
-        if missing:
-            with ThreadPoolExecutor(max_workers=min(8, len(missing))) as starter:
-                futures = [
-                    starter.submit(self.backend.start_pooled, self.seat(j), self.label)
-                    for j in missing
-                ]
-                try:
-                    started = all_or_none(futures)
-                except BaseException:
-                    for container in found.values():
-                        container.close()
-                    raise
-            found.update(zip(missing, started, strict=True))
+        starts = [
+            functools.partial(self.backend.start_pooled, self.seat(j), self.label) for j in missing
+        ]
+        try:
+            found.update(zip(missing, together(starts), strict=True))
+        except BaseException:
+            for index, container in found.items():  # taken, never used: back they go
+                self.backend.pool.give(self._key(index), container)
+            raise
         return found
 
     def _collect(self) -> dict[int, ReusedSeat]:
