@@ -1,9 +1,10 @@
 """A big site's history in PostgreSQL in minutes: PostgreSQL COPY of generated rows.
 
 Users, bots (two versions each, across the three games), tournaments, and ``matches``
-finished rated matches with their seats, rating history (numbered per bot) and the rating
-rows that the service keeps (Elo, matches, W/D/L), as ``services.finish_match`` would leave
-them. Rows are streamed to COPY (never all in memory); a progress bar shows each table.
+finished rated matches with their seats, rating history (numbered per bot), the rating
+rows that the service keeps (Elo, matches, W/D/L) and the rating records, as
+``services.finish_match`` would leave them. Rows are streamed to COPY (never all in
+memory); a progress bar shows each table.
 The shape stays the same at every size (the same users, bots and tournaments), so two
 sizes differ only in the length of the history.
 """
@@ -85,7 +86,16 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
     from django.contrib.auth.models import User
 
     from tournaments import ratings
-    from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
+    from tournaments.models import (
+        Bot,
+        BotVersion,
+        Match,
+        Rating,
+        RatingHistory,
+        RatingRecord,
+        Seat,
+        Tournament,
+    )
 
     rng = random.Random(seed)
     start = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
@@ -232,6 +242,24 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
             for bot, row in sorted(standings.items())
         ),
         len(standings),
+    )
+    records = [
+        (bot, other, r) for bot, row in standings.items() for other, r in row.skill.records.items()
+    ]
+    copy_rows(
+        RatingRecord,
+        (
+            {
+                "id": i,
+                "bot_id": bot,
+                "opponent_id": other,
+                "results": r.results,
+                "score": r.score,
+                "seen": r.seen,
+            }
+            for i, (bot, other, r) in enumerate(records, start=1)
+        ),
+        len(records),
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")

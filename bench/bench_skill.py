@@ -1,12 +1,11 @@
-"""Following a new version, and the drift: order noise against the speed of following.
+"""Following a new version: order noise against the speed of following.
 
-The global rating (tournaments.skill) moves once per comparison unit. A bot version is a
-fixed program, so the rating has two ways to follow a bot that gets stronger: a drift
-(``skill.DRIFT``, Elo added to the variance before every unit: the old way, which widens
-the intervals of every bot, changed or not) or a widening when a new version is first
-rated (``skill.VERSION_DEVIATION``: only the bot that changed, only then). This prints,
-for several drifts, several version deviations and, as the baseline measured in the
-same run, the old per-match Elo with K = 32 (``ratings.elo_update``):
+The global rating (tournaments.skill) fits each bot to its records after every rated
+match. A bot version is a fixed program, so the rating follows a bot that gets stronger
+only when a new version of it is first rated: its earlier results then count less, as
+if its variance widened by ``skill.VERSION_DEVIATION``. This prints, for the rating and
+several version deviations and, as the baseline measured in the same run, the old
+per-match Elo with K = 32 (``ratings.elo_update``):
 
 - order noise: six bots of known strength play the same matches (each pair 20 games,
   as 20 matches of 1 game or 4 matches of 5 games); the matches are replayed in many
@@ -45,8 +44,7 @@ CELL = Cell("bigtwo", 2, False)
 GAMES_PER_PAIR = 20
 #: Round robins (fresh games) the scale is averaged over.
 REALIZATIONS = 6
-DRIFTS = (0.0, 1.0, 2.0, 4.0, 8.0)
-#: Version deviations tried (with no drift), Elo.
+#: Version deviations tried, Elo.
 VERSIONS = (0.0, 50.0, 75.0, 100.0, 125.0, 150.0, 200.0, 300.0)
 #: Units after the change over which the tracking error is taken.
 TRACKED = 100
@@ -61,26 +59,24 @@ Match = tuple[tuple[int, int], tuple[int, ...], list[tuple[int, ...]]]  # table,
 
 @dataclass(frozen=True)
 class Method:
-    """A way of rating: per match with K = 32, or per unit with a drift and a version
+    """A way of rating: per match with K = 32, or fitted to the records with a version
     deviation."""
 
     label: str
-    drift: float | None  # None: the old per-match Elo
-    version: float = 0.0
+    fitted: bool  # False: the old per-match Elo
+    version: float = skill.VERSION_DEVIATION
 
     def rate(
         self, state: dict[int, object], match: Match, new: frozenset[int] = frozenset()
     ) -> None:
         table, places, units = match
-        if self.drift is None:
+        if not self.fitted:
             elos = {b: float(v) for b, v in state.items()}  # type: ignore[arg-type]
             state.update(ratings.elo_update(elos, ratings.Placing(table, places)))
         else:
             skills = {b: v for b, v in state.items() if isinstance(v, skill.Skill)}
             placings = [ratings.Placing(table, u) for u in units]
-            state.update(
-                skill.rate_units(skills, placings, self.drift, new, version_deviation=self.version)
-            )
+            state.update(skill.rate_units(skills, placings, new, version_deviation=self.version))
 
     def elo(self, state: dict[int, object], bot: int) -> float:
         value = state.get(bot)
@@ -89,10 +85,8 @@ class Method:
         return value.elo if isinstance(value, skill.Skill) else float(value)  # type: ignore[arg-type]
 
 
-METHODS = [Method("K=32 per match", None)] + [Method(f"per unit, drift {d:g}", d) for d in DRIFTS]
-FOLLOWERS = [Method(f"drift 0, version {v:g}", 0.0, v) for v in VERSIONS] + [
-    Method("drift 2, no version", 2.0)
-]
+METHODS = [Method("K=32 per match", False), Method("fitted to records", True)]
+FOLLOWERS = [Method(f"version {v:g}", True, v) for v in VERSIONS]
 
 
 def played(

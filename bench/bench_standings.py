@@ -195,7 +195,7 @@ def resident_mb() -> float:
 
 def seed_history(count: int, rng: random.Random) -> None:
     """``count`` rated two-player matches among 200 bots, and the ratings they give."""
-    from tournaments import ratings, skill
+    from tournaments import ratings, services, skill
     from tournaments.models import Bot, BotVersion, Match, Rating, Seat
 
     made = Bot.objects.bulk_create(Bot(game="bigtwo", name=f"rated-{i}") for i in range(200))
@@ -215,7 +215,7 @@ def seed_history(count: int, rng: random.Random) -> None:
             )
             pairs.append((a, b))
             placing = ratings.Placing((made[a].pk, made[b].pk), tuple(places))
-            current.update(skill.rate_unit(current, placing))
+            current.update(skill.rate_units(current, [placing]))
         Match.objects.bulk_create(batch)
         Seat.objects.bulk_create(
             Seat(match=m, index=i, version=versions[p])
@@ -226,6 +226,7 @@ def seed_history(count: int, rng: random.Random) -> None:
     for row in rows:
         row.set_skill(current[row.bot_id])
     Rating.objects.bulk_create(rows)
+    services.store_records({pk: skill.Skill() for pk in current}, current)
 
 
 #: Runs manage.py in the child, then writes its peak memory (VmHWM: this program's own

@@ -9,13 +9,14 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from tournaments.skill import START_DEVIATION, Skill, interval, is_provisional
+from tournaments.skill import START_DEVIATION, Record, Skill, interval, is_provisional
 
 
 class Bot(models.Model):
@@ -396,10 +397,17 @@ class Rating(models.Model):
     def high(self) -> float:
         return interval(self.elo, self.deviation)[1]
 
-    def skill(self) -> Skill:
-        """The state the next update starts from."""
+    def skill(self, records: Mapping[int, Record] | None = None) -> Skill:
+        """The state the next update starts from, with the bot's records (by opponent id:
+        ``RatingRecord.of``)."""
         return Skill(
-            self.elo, self.variance, self.information, self.spread, self.units, self.decisive
+            self.elo,
+            self.variance,
+            self.information,
+            self.spread,
+            self.units,
+            self.decisive,
+            dict(records or {}),
         )
 
     def set_skill(self, skill: Skill) -> None:
@@ -411,6 +419,38 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot.name}: {self.elo:.0f}"
+
+
+class RatingRecord(models.Model):
+    """A bot's pairwise results against one opponent in the global rating
+    (tournaments.skill.Record): ``results`` and ``score`` (fewer once a new version comes),
+    and ``seen``, the opponent's rating when they last met. Written with each rated
+    result; every rating is fitted to its bot's records."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_records")
+    opponent = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    results = models.FloatField()
+    score = models.FloatField()
+    seen = models.FloatField()
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=("bot", "opponent"), name="rating_record_pair"),
+        )
+
+    @classmethod
+    def of(cls, bot_ids: Collection[int]) -> dict[int, dict[int, Record]]:
+        """The records of these bots, by bot and opponent id."""
+        found: dict[int, dict[int, Record]] = {pk: {} for pk in bot_ids}
+        rows = cls.objects.filter(bot_id__in=bot_ids).values_list(
+            "bot_id", "opponent_id", "results", "score", "seen"
+        )
+        for bot_id, opponent_id, results, score, seen in rows:
+            found[bot_id][opponent_id] = Record(results, score, seen)
+        return found
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} against {self.opponent_id}: {self.score:g} of {self.results:g}"
 
 
 class RatingHistory(models.Model):

@@ -2,15 +2,16 @@
 
 The history is streamed in rating order (two server-side cursors over only the columns
 needed: each match's places and stored units, and its seats' bots and versions), so memory
-stays constant whatever its length; only one rating state per bot is held (and the set of
-versions rated, to widen a bot at its new version's first match).
+does not grow with its length: one rating state per bot is held, with its records (one per
+opponent it met), and the set of versions rated, to widen a bot at its new version's first
+match.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from itertools import groupby
+from dataclasses import dataclass, field
+from itertools import groupby, islice
 from typing import Any
 
 from django.apps import apps as installed
@@ -31,7 +32,8 @@ class Recomputed:
 
     ``ratings``: each bot's elo; ``skills``: its whole state; ``differences``: per bot,
     the stored and the recomputed state (elo, deviation, units, variance, information,
-    spread, decisive) where any of them differs.
+    spread, decisive) where any of them differs; ``record_differences``: the bots whose
+    stored records (skill.Record per opponent) differ from the recomputed ones.
     """
 
     ratings: dict[int, float]
@@ -39,6 +41,7 @@ class Recomputed:
     counts: dict[int, int]
     differences: dict[int, tuple[tuple[float, ...] | None, tuple[float, ...] | None]]
     matches: int
+    record_differences: set[int] = field(default_factory=set)
 
 
 def _model(apps: Any, name: str) -> Any:
@@ -120,7 +123,38 @@ def recompute(
         if stored.get(bot_id) != fresh.get(bot_id)
     }
     elos = {bot_id: s.elo for bot_id, s in current.items()}
-    return Recomputed(elos, current, counts, differences, replayed)
+    mismatched = _record_differences(current, apps)
+    return Recomputed(elos, current, counts, differences, replayed, mismatched)
+
+
+def _has_records(apps: Any) -> bool:
+    """Whether the registry has RatingRecord (migrations before 0012 do not)."""
+    try:
+        _model(apps, "RatingRecord")
+    except LookupError:
+        return False
+    return True
+
+
+def _record_differences(current: dict[int, skill.Skill], apps: Any) -> set[int]:
+    """The bots whose stored records differ from ``current``'s, read bot by bot in order
+    (streamed, as the history is)."""
+    if not _has_records(apps):
+        return set()
+    rows = (
+        _model(apps, "RatingRecord")
+        .objects.order_by("bot_id", "opponent_id")
+        .values_list("bot_id", "opponent_id", "results", "score", "seen")
+        .iterator(CHUNK)
+    )
+    stored: dict[int, dict[int, skill.Record]] = {}
+    for bot_id, group in groupby(rows, key=lambda row: row[0]):
+        stored[bot_id] = {o: skill.Record(c, s, seen) for _, o, c, s, seen in group}
+    return {
+        bot_id
+        for bot_id in set(stored) | set(current)
+        if stored.get(bot_id, {}) != dict(current[bot_id].records if bot_id in current else {})
+    }
 
 
 #: The stored columns of a rating's state, as compared.
@@ -182,8 +216,22 @@ def recompute_and_store(
     fields = stored_fields(apps)
     for bot_id, state in report.skills.items():
         row = rows[bot_id]
-        for field, value in zip(fields, _state(state, fields), strict=True):
-            setattr(row, field, value)
+        for name, value in zip(fields, _state(state, fields), strict=True):
+            setattr(row, name, value)
         row.matches = report.counts[bot_id]
     Rating.objects.bulk_create(rows[bot_id] for bot_id in report.ratings)
+    if _has_records(apps):
+        _store_records(report.skills, _model(apps, "RatingRecord"))
     return report
+
+
+def _store_records(skills: dict[int, skill.Skill], model: Any) -> None:
+    """Replace every stored record with the recomputed ones, in batches."""
+    model.objects.all().delete()
+    rows = (
+        model(bot_id=bot_id, opponent_id=other, results=r.results, score=r.score, seen=r.seen)
+        for bot_id, state in skills.items()
+        for other, r in state.records.items()
+    )
+    while batch := list(islice(rows, CHUNK)):
+        model.objects.bulk_create(batch)

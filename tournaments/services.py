@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -29,6 +29,7 @@ from tournaments.models import (
     Match,
     Rating,
     RatingHistory,
+    RatingRecord,
     Seat,
     Tournament,
 )
@@ -389,15 +390,16 @@ def _rate(match: Match, versions: Sequence[BotVersion], places: Sequence[int]) -
     match.rating_seq = (Match.objects.aggregate(seq=Max("rating_seq"))["seq"] or 0) + 1
     seats = tuple(bot.pk for bot in bots)
     placing = ratings.Placing(seats, tuple(places))
+    records = RatingRecord.of(ids)
+    before = {pk: r.skill(records[pk]) for pk, r in locked.items()}
     after = skill.rate_units(
-        {pk: r.skill() for pk, r in locked.items()},
-        rated_units(seats, places, match.units),
-        new_versions=_first_rated(match, versions),
+        before, rated_units(seats, places, match.units), new_versions=_first_rated(match, versions)
     )
+    store_records(before, after)
     count_record(locked, placing)
     for pk, rating in locked.items():
         rating.matches += 1
-        new = after.get(pk, rating.skill())
+        new = after.get(pk, before[pk])
         RatingHistory.objects.create(
             bot_id=pk,
             match=match,
@@ -408,6 +410,23 @@ def _rate(match: Match, versions: Sequence[BotVersion], places: Sequence[int]) -
         )
         rating.set_skill(new)
         rating.save(update_fields=[*RECORD_FIELDS, *SKILL_FIELDS, "matches", "updated_at"])
+
+
+def store_records(before: Mapping[int, skill.Skill], after: Mapping[int, skill.Skill]) -> None:
+    """Write the records a rating update changed (those of the match's opponents, or all
+    of a bot's at its new version's first match), inserted or updated in one statement."""
+    rows = [
+        RatingRecord(bot_id=pk, opponent_id=other, results=r.results, score=r.score, seen=r.seen)
+        for pk, state in after.items()
+        for other, r in state.records.items()
+        if before[pk].records.get(other) != r
+    ]
+    RatingRecord.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=("bot", "opponent"),
+        update_fields=("results", "score", "seen"),
+    )
 
 
 def _first_rated(match: Match, versions: Sequence[BotVersion]) -> set[int]:

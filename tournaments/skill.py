@@ -3,21 +3,25 @@
 Plain Python (no database); see docs/ratings.md, "Global rating". The model is the
 tournament fit's (tournaments.ratings): Bradley-Terry on Elo's scale over the pairwise
 results of each comparison unit (one game, or one duplicate deal summed over its
-rotations). The estimate moves once per unit, not per match, by a Bayesian update of
-Glicko's form (a Gaussian belief per bot: its mean and its variance, the variance
-shrinking with the information each unit brings). A rating therefore depends on the
-units played, not on how many games a pairing had. A bot version is a fixed program, so
-its strength does not change while it plays; a new version may be stronger or weaker, so
-the variance is widened once, by VERSION_DEVIATION, when a new version of the bot is
-first rated (``new_version``), and the rating then follows the new version.
+rotations). Each bot keeps a record per opponent (the number of pairwise results, its
+score in them, and the opponent's rating when they last met). After each rated match its
+bots' ratings are fitted again to their whole records, the match's bots together: a
+rating is the best explanation of every result the bot has had, not the sum of the steps
+it was moved by when each came, so the results it had against an opponent whose rating
+was then wrong are read again against its better rating when they meet again. A rating
+therefore depends on the results, not on how many games a pairing had or the order they
+came in. A bot version is a fixed program, so its strength does not change while it
+plays; a new version may be stronger or weaker, so its earlier results count less once
+it comes (``new_version``: the variance widens by VERSION_DEVIATION), and the rating then
+follows the new version.
 
 The model's variance alone is honest only if a unit's pairwise results are independent
 coin flips: the pairs of a six-player placing are decided together (more variable than
 that), a duplicate deal is often a draw (less). So each bot also accumulates, per unit,
 its score (the gradient of the unit's log-likelihood) squared and the model's expected
 value of it (the information); their ratio, the dispersion, measures how variable its
-units really are, and the update divides the information by it: the variance is then
-the sandwich estimate, the unit as the cluster, as in the tournament fit. While a bot has
+units really are, and the fit divides the information by it: the variance is then the
+sandwich estimate, the unit as the cluster, as in the tournament fit. While a bot has
 few units the dispersion is shrunk towards that of a placing by independent
 performances ((n + 1) / 3 for n bots; between two players, 1 less the bot's share of
 draws, since a draw scoring 1/2 varies less than a coin). The deviation shown is the
@@ -28,9 +32,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Collection, Hashable, Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import TypeVar
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple, TypeVar
 
 from tournaments.ratings import ELO_MAX, ELO_MIN, SCALE, START_ELO, Z95, Placing, pairwise
 
@@ -40,10 +44,10 @@ START_DEVIATION = 350.0
 #: first rated: how far a new version's strength may be from the last one's. Chosen by
 #: bench/bench_skill.py (docs/ratings.md, "Following a new version").
 VERSION_DEVIATION = 100.0
-#: Added to a bot's variance (as a standard deviation, Elo) before each unit it plays:
-#: none, since a version's strength does not change (new versions widen the variance
-#: instead); kept as a parameter for the benchmarks.
-DRIFT = 0.0
+#: The fit of a match's bots: at most this many Newton steps, stopping once none moves
+#: by more than CONVERGED (Elo).
+NEWTON_STEPS = 20
+CONVERGED = 1e-6
 #: The dispersion a bot has shown counts as much as this many units of the expected
 #: one (``expected_dispersion``): little at first, most of it soon.
 PRIOR_UNITS = 10
@@ -61,15 +65,26 @@ _S = math.log(10.0) / SCALE  # Elo points to the logistic's natural units
 P = TypeVar("P", bound=Hashable)
 
 
+class Record(NamedTuple):
+    """A bot's pairwise results against one opponent: how many (``results``; fewer once a
+    new version comes, see ``new_version``), its score in them (``score``: 1 a win, 1/2 a
+    draw) and the opponent's rating when they last met (``seen``)."""
+
+    results: float
+    score: float
+    seen: float
+
+
 @dataclass(frozen=True)
 class Skill:
     """One bot's global rating state.
 
     ``elo``: the estimate; ``variance``: the model's variance of it (Elo squared);
     ``information`` and ``spread``: the sums over its units of the model's expected
-    squared score and the observed one, less the part the estimates' errors add (their
-    ratio is the dispersion); ``units``: the comparison units rated; ``decisive``: the
-    sum over its units of the share of its pairwise results there that were not draws.
+    squared score (less each unit's leverage) and the observed one (their ratio is the
+    dispersion); ``units``: the comparison units rated; ``decisive``: the
+    sum over its units of the share of its pairwise results there that were not draws;
+    ``records``: its Record per opponent.
     """
 
     elo: float = START_ELO
@@ -78,6 +93,7 @@ class Skill:
     spread: float = 0.0
     units: int = 0
     decisive: float = 0.0
+    records: Mapping[Any, Record] = field(default_factory=dict)
 
     @property
     def dispersion(self) -> float:
@@ -139,92 +155,204 @@ def expected_dispersion(table: int, draws: float = 0.0) -> float:
     return (table + 1) / 3.0
 
 
-def _attenuation(variance: float) -> float:
-    """Glicko's g: an uncertain opponent's result says less (1 for a certain one)."""
-    return 1.0 / math.sqrt(1.0 + 3.0 * _S * _S * variance / math.pi**2)
+def _expected(me: float, other: float) -> float:
+    """The model's expected pairwise score of a bot rated ``me`` against one rated ``other``."""
+    return 1.0 / (1.0 + math.exp(-_S * (me - other)))
 
 
-def rate_unit(skills: Mapping[P, Skill], unit: Placing[P], drift: float = DRIFT) -> dict[P, Skill]:
-    """The new skills of the bots of one comparison unit (others are left out).
-
-    Every bot's change is computed from the skills before the unit, each variance first
-    widened by the drift (v + drift^2, at most the start's). For bot i and each opponent
-    j at the table: g = 1 / sqrt(1 + 3 s^2 (v_i + v_j) / pi^2) (Glicko's attenuation,
-    s = ln 10 / 400) and E = 1 / (1 + exp(-s g (r_i - r_j))); i's score is
-    u = s sum_j g (y_ij - E), its information h = s^2 sum_j g^2 E (1 - E). With t its
-    tempering (the dispersion, see ``Skill.tempering``): v' = 1 / (1 / v + h / t) and
-    r' = r + v' u / t. A bot with no opponent in the unit (all seats its own) is left
-    as it was.
-    """
-    before = {p: skills.get(p, Skill()) for p in unit.seats}
-    widened = {p: min(s.variance + drift * drift, START_DEVIATION**2) for p, s in before.items()}
-    score: dict[P, float] = defaultdict(float)
-    info: dict[P, float] = defaultdict(float)
-    noise: dict[P, float] = defaultdict(float)  # the opponents' part of the score's error
-    pairs: dict[P, int] = defaultdict(int)
-    decided: dict[P, int] = defaultdict(int)
-    for a, b, y in pairwise(unit.seats, unit.places):
-        for me, other, mine in ((a, b, y), (b, a, 1.0 - y)):
-            pairs[me] += 1
-            decided[me] += y != 0.5
-            g = _attenuation(widened[me] + widened[other])
-            expected = 1.0 / (1.0 + math.exp(-_S * g * (before[me].elo - before[other].elo)))
-            score[me] += _S * g * (mine - expected)
-            h = _S * _S * g * g * expected * (1.0 - expected)
-            info[me] += h
-            noise[me] += h * h * widened[other]
-    after = {}
-    for p in score:
-        old = before[p]
-        phi = old.tempering(len(set(unit.seats)))
-        variance = 1.0 / (1.0 / widened[p] + info[p] / phi)
-        # The score is measured at estimates, not at the true ratings: their errors add
-        # about h^2 v (own) + sum_j h_j^2 v_j (opponents') to its square, which is not
-        # the unit's own variability and is taken out.
-        estimation = info[p] ** 2 * widened[p] + noise[p]
-        after[p] = replace(
-            old,
-            elo=old.elo + variance * score[p] / phi,
-            variance=variance,
-            information=old.information + info[p],
-            spread=old.spread + score[p] ** 2 - estimation,
-            units=old.units + 1,
-            decisive=old.decisive + decided[p] / pairs[p],
-        )
-    return after
+def _slope(
+    x: float, records: Mapping[Any, Record], tempering: float, now: Mapping[Any, float]
+) -> tuple[float, float]:
+    """A bot's log-posterior's gradient and curvature (its negated second derivative) at
+    ``x``: the start as prior, each result counting 1 / ``tempering``, opponents in ``now``
+    taken at those ratings and the others where the bot last met them."""
+    precision = 1.0 / START_DEVIATION**2
+    gradient, curvature = -(x - START_ELO) * precision, precision
+    for other, record in records.items():
+        expected = _expected(x, now.get(other, record.seen))
+        gradient += _S * (record.score - record.results * expected) / tempering
+        curvature += _S * _S * record.results * expected * (1.0 - expected) / tempering
+    return gradient, curvature
 
 
-def new_version(state: Skill, deviation: float = VERSION_DEVIATION) -> Skill:
-    """The state of a bot whose new version is about to be rated for the first time: its
-    variance widened by ``deviation`` squared, at most the start's (so a bot's first
-    version starts where any new bot does); the rest is kept."""
-    return replace(state, variance=min(state.variance + deviation * deviation, START_DEVIATION**2))
+def _fit(
+    players: Sequence[P],
+    records: Mapping[P, Mapping[Any, Record]],
+    tempering: Mapping[P, float],
+    start: Mapping[P, float],
+) -> dict[P, float]:
+    """The match's bots' ratings at which each one's log-posterior is flat (``_slope``),
+    all solved together by Newton's method from ``start`` (steps capped at 400 points):
+    each bot's gradient depends on the others' ratings through its records of them."""
+    now = dict(start)
+    for _ in range(NEWTON_STEPS):
+        gradient, jacobian = [], []
+        for p in players:
+            g, curvature = _slope(now[p], records[p], tempering[p], now)
+            gradient.append(g)
+            row = []
+            for q in players:
+                if q == p:
+                    row.append(curvature)
+                    continue
+                record = records[p].get(q)
+                e = _expected(now[p], now[q]) if record else 0.0
+                row.append(
+                    -_S * _S * record.results * e * (1.0 - e) / tempering[p] if record else 0.0
+                )
+            jacobian.append(row)
+        steps = _solve_linear(jacobian, gradient)
+        for p, step in zip(players, steps, strict=True):
+            now[p] += max(min(step, 400.0), -400.0)
+        if max(map(abs, steps), default=0.0) < CONVERGED:
+            break
+    return now
+
+
+def _solve_linear(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """x with matrix x = vector (Gaussian elimination with partial pivoting; the matrix
+    here is diagonally dominant, a handful of rows)."""
+    n = len(vector)
+    rows = [[*matrix[i], vector[i]] for i in range(n)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(col + 1, n):
+            factor = rows[r][col] / rows[col][col]
+            rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
+    x = [0.0] * n
+    for r in reversed(range(n)):
+        x[r] = (rows[r][n] - sum(rows[r][c] * x[c] for c in range(r + 1, n))) / rows[r][r]
+    return x
+
+
+def _tally(units: Sequence[Placing[P]]) -> tuple[dict[P, dict[P, tuple[int, float]]], dict[P, int]]:
+    """Per bot and opponent, the number of pairwise results of ``units`` and the bot's
+    score in them; per bot, the number of bots at its table."""
+    results: dict[P, dict[P, tuple[int, float]]] = defaultdict(dict)
+    tables: dict[P, int] = {}
+    for unit in units:
+        for a, b, y in pairwise(unit.seats, unit.places):
+            for me, other, mine in ((a, b, y), (b, a, 1.0 - y)):
+                count, score = results[me].get(other, (0, 0.0))
+                results[me][other] = (count + 1, score + mine)
+                tables[me] = len(set(unit.seats))
+    return results, tables
+
+
+def _with_results(
+    records: Mapping[Any, Record], results: Mapping[Any, tuple[int, float]]
+) -> dict[Any, Record]:
+    """``records`` with a match's results (per opponent: count, score) added."""
+    updated = dict(records)
+    for other, (count, score) in results.items():
+        old = updated.get(other, Record(0.0, 0.0, START_ELO))
+        updated[other] = Record(old.results + count, old.score + score, old.seen)
+    return updated
+
+
+def _dispersion_sums(
+    p: P, units: Sequence[Placing[P]], now: Mapping[P, float], total: float
+) -> tuple[float, float]:
+    """What one match adds to a bot's dispersion sums: per unit, its squared score at the
+    new ratings, and the model's expected value of it less the unit's leverage (h^2 /
+    ``total``, the bot's whole information: a rating fitted to a unit leaves it a smaller
+    score)."""
+    spread = information = 0.0
+    for unit in units:
+        score = info = 0.0
+        for a, b, y in pairwise(unit.seats, unit.places):
+            if p in (a, b):
+                mine, other = (y, b) if p == a else (1.0 - y, a)
+                expected = _expected(now[p], now[other])
+                score += _S * (mine - expected)
+                info += _S * _S * expected * (1.0 - expected)
+        spread += score * score
+        information += info - info * info / total
+    return spread, information
+
+
+def _counts(p: P, units: Sequence[Placing[P]]) -> tuple[int, float]:
+    """The units in which the bot met an opponent, and the sum over them of the share of
+    its pairwise results that were not draws."""
+    played, decisive = 0, 0.0
+    for unit in units:
+        pairs = [y for a, b, y in pairwise(unit.seats, unit.places) if p in (a, b)]
+        if pairs:
+            played += 1
+            decisive += sum(y != 0.5 for y in pairs) / len(pairs)
+    return played, decisive
 
 
 def rate_units(
     skills: Mapping[P, Skill],
     units: Iterable[Placing[P]],
-    drift: float = DRIFT,
     new_versions: Collection[P] = (),
     version_deviation: float = VERSION_DEVIATION,
 ) -> dict[P, Skill]:
-    """The skills after rating ``units`` in order (one match's, say), from ``skills``:
-    only the bots that played in them. ``new_versions``: the bots whose version in these
-    units was never rated before; each is widened by ``new_version`` before the first
-    unit (and counts as moved even if no unit rates it)."""
+    """The skills after one rated match of ``units`` (its comparison units), from
+    ``skills``: only the bots that played in them. A bot in ``new_versions`` is first
+    widened by ``new_version`` (and counts as moved even with no opponent in the match).
+
+    Each bot's records gain the match's pairwise results. Every bot of the match then
+    takes the rating that best explains all its records (``_fit``), the match's bots
+    solved together, every other opponent taken where the bot last met it; its variance
+    is the inverse of the fit's curvature,
+    and its records now see the match's opponents at their new ratings. Each result
+    counts 1 / t, t the bot's tempering before the match.
+    """
+    units = list(units)
     current = dict(skills)
     moved: dict[P, Skill] = {}
-    units = list(units)
-    seated = {p for unit in units for p in unit.seats}
-    for p in seated.intersection(new_versions):
-        moved[p] = current[p] = new_version(current.get(p, Skill()), version_deviation)
-    for unit in units:
-        after = rate_unit(current, unit, drift)
-        current.update(after)
-        moved.update(after)
+    seated = list(dict.fromkeys(p for unit in units for p in unit.seats))
+    for p in seated:
+        if p in new_versions:
+            moved[p] = current[p] = new_version(current.get(p, Skill()), version_deviation)
+    results, tables = _tally(units)
+    players = [p for p in seated if p in results]
+    before = {p: current.get(p, Skill()) for p in players}
+    records = {p: _with_results(before[p].records, results[p]) for p in players}
+    tempering = {p: before[p].tempering(tables[p]) for p in players}
+    now = _fit(players, records, tempering, {p: before[p].elo for p in players})
+    for p in players:
+        curvature = _slope(now[p], records[p], tempering[p], now)[1]
+        seen = {o: r._replace(seen=now[o]) if o in now else r for o, r in records[p].items()}
+        spread, information = _dispersion_sums(p, units, now, tempering[p] * curvature)
+        played, decisive = _counts(p, units)
+        old = before[p]
+        moved[p] = replace(
+            old,
+            elo=now[p],
+            variance=1.0 / curvature,
+            information=old.information + information,
+            spread=old.spread + spread,
+            units=old.units + played,
+            decisive=old.decisive + decisive,
+            records=seen,
+        )
     return moved
 
 
-def replay(units: Iterable[Placing[P]], drift: float = DRIFT) -> dict[P, Skill]:
-    """Skills after rating every unit in order, from the start (one version per bot)."""
-    return rate_units({}, units, drift)
+def new_version(state: Skill, deviation: float = VERSION_DEVIATION) -> Skill:
+    """The state of a bot whose new version is about to be rated for the first time: its
+    variance widened by ``deviation`` squared, at most the start's (so a bot's first
+    version starts where any new bot does), by counting its earlier results less: each
+    record is scaled by the share of the information above the prior's that the wider
+    variance keeps. The rest is kept."""
+    variance = min(state.variance + deviation * deviation, START_DEVIATION**2)
+    prior = 1.0 / START_DEVIATION**2
+    data = 1.0 / state.variance - prior
+    keep = (1.0 / variance - prior) / data if data > 0.0 else 1.0
+    records = {
+        o: Record(r.results * keep, r.score * keep, r.seen) for o, r in state.records.items()
+    }
+    return replace(state, variance=variance, records=records)
+
+
+def replay(matches: Iterable[Sequence[Placing[P]]]) -> dict[P, Skill]:
+    """Skills after rating every match's units in order, from the start (one version per
+    bot)."""
+    skills: dict[P, Skill] = {}
+    for units in matches:
+        skills.update(rate_units(skills, units))
+    return skills

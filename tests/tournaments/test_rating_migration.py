@@ -1,4 +1,4 @@
-"""Migrations 0008 and 0011 recompute every stored global rating with the per-unit update."""
+"""Migrations 0008, 0011 and 0012 recompute every stored global rating with the per-unit update."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from tournaments import skill
-from tournaments.models import Rating, RatingHistory
+from tournaments.models import Rating, RatingHistory, RatingRecord
 from tournaments.ratings import Placing
 from tournaments.ratings_store import recompute
 
@@ -40,7 +40,7 @@ def test_the_migration_rates_the_stored_history_per_unit() -> None:
     executor.migrate(AFTER)
     at_0008 = executor.loader.project_state(AFTER).apps  # no decisive column yet
     ids = (bots[0].pk, bots[1].pk)
-    expected = skill.replay(Placing(ids, p) for p in [(1, 2), (1, 2), (2, 1)])
+    expected = skill.replay([[Placing(ids, p) for p in [(1, 2), (1, 2), (2, 1)]]])
     for rating in at_0008.get_model("tournaments", "Rating").objects.all():
         state = expected[rating.bot_id]
         assert (rating.elo, rating.deviation, rating.units) == (state.elo, state.deviation, 3)
@@ -52,8 +52,9 @@ def test_the_migration_rates_the_stored_history_per_unit() -> None:
         (b, expected[b].elo) for b in ids
     )
     executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())  # 0011 recomputes, draws counted
-    assert {r.bot_id: r.skill() for r in Rating.objects.all()} == expected
+    executor.migrate(executor.loader.graph.leaf_nodes())  # 0011 and 0012 recompute
+    records = RatingRecord.of(ids)
+    assert {r.bot_id: r.skill(records[r.bot_id]) for r in Rating.objects.all()} == expected
     assert all(s.decisive == 3 for s in expected.values())
     assert recompute().differences == {}
     assert sorted(RatingHistory.objects.values_list("bot_id", "after")) == sorted(

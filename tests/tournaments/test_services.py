@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from celery.exceptions import Retry
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import OperationalError, transaction
 from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
@@ -25,6 +25,7 @@ from tournaments.models import (
     Match,
     Rating,
     RatingHistory,
+    RatingRecord,
     Replay,
     Tournament,
     bundle_code,
@@ -236,6 +237,7 @@ def test_recomputed_ratings_equal_the_incremental_ones() -> None:
     assert Match.objects.filter(status=Match.Status.DONE).count() == 20
     report = recompute()
     assert report.matches == 20 and report.differences == {}
+    assert report.record_differences == set() and RatingRecord.objects.count() == 20
     assert report.ratings == dict(Rating.objects.values_list("bot_id", "elo"))
     assert len(set(report.ratings.values())) > 1
     out = io.StringIO()
@@ -244,8 +246,12 @@ def test_recomputed_ratings_equal_the_incremental_ones() -> None:
     history = sorted(RatingHistory.objects.values_list("match_id", "bot_id", "before", "after"))
     assert len(history) == 40
     Rating.objects.filter(pk=Rating.objects.first().pk).update(elo=1234.5)  # type: ignore[union-attr]
+    RatingRecord.objects.filter(pk=RatingRecord.objects.first().pk).update(results=9.0)  # type: ignore[union-attr]
+    with pytest.raises(CommandError, match="differ"):
+        call_command("recompute_ratings", stdout=io.StringIO())
     call_command("recompute_ratings", "--write", stdout=io.StringIO())
-    assert recompute().differences == {}
+    again = recompute()
+    assert again.differences == {} and again.record_differences == set()
     rewritten = RatingHistory.objects.values_list("match_id", "bot_id", "before", "after")
     assert sorted(rewritten) == history
     # Every finished match stored its comparison units with its result.
@@ -268,7 +274,7 @@ def test_the_global_rating_moves_once_per_unit_in_the_results_transaction() -> N
         services.start_tournament(tournament.pk)
     match = Match.objects.get()
     bots = [seat.version.bot_id for seat in match.seats.order_by("index")]
-    expected = skill.replay(placings(bots, match.units))
+    expected = skill.replay([placings(bots, match.units)])
     assert len(match.units.split()) == 3
     for rating in Rating.objects.all():
         state = expected[rating.bot_id]
@@ -276,6 +282,11 @@ def test_the_global_rating_moves_once_per_unit_in_the_results_transaction() -> N
         assert rating.deviation < skill.START_DEVIATION and rating.provisional
     history = RatingHistory.objects.values_list("bot_id", "before", "after")
     assert sorted(history) == sorted((b, START_ELO, expected[b].elo) for b in bots)
+    # Each bot's record of the other is stored: one result per unit, seen at its rating.
+    records = RatingRecord.of(bots)
+    for bot, other in (bots, bots[::-1]):
+        assert records[bot] == {other: expected[bot].records[other]}
+        assert records[bot][other].results == 3 and records[bot][other].seen == expected[other].elo
 
 
 def test_a_new_version_widens_its_bot_once_and_recompute_does_the_same() -> None:
@@ -296,6 +307,10 @@ def test_a_new_version_widens_its_bot_once_and_recompute_does_the_same() -> None
         # first version starts as a new bot does, so widening it changes nothing).
         new = {first.bot_id} if number == 1 else set()
         states.update(skill.rate_units(states, placings(bots, match.units), new_versions=new))
-        rows = {r.bot_id: r.skill() for r in Rating.objects.all()}
+        records = RatingRecord.of(bots)
+        rows = {r.bot_id: r.skill(records[r.bot_id]) for r in Rating.objects.all()}
         assert rows == {bot: states[bot] for bot in bots}
-    assert recompute().differences == {}
+    # The second version counted the first one's three results less.
+    assert 0.0 < states[first.bot_id].records[house.bot_id].results < 9.0
+    report = recompute()
+    assert report.differences == {} and report.record_differences == set()

@@ -44,9 +44,10 @@ class Command(BaseCommand):
             self.stdout.write(f"bot {bot_id}: stored {stored!r}, recomputed {fresh!r}")
         self.stdout.write(
             f"{report.matches} rated matches replayed; {len(report.ratings)} bots rated; "
-            f"{len(report.differences)} differ"
+            f"{len(report.differences)} differ; the records of "
+            f"{len(report.record_differences)} bots differ"
         )
         if options["write"]:
             self.stdout.write("stored the recomputed ratings")
-        elif report.differences:
+        elif report.differences or report.record_differences:
             raise CommandError("stored ratings differ from the history; run with --write to fix")
