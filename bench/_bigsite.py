@@ -189,7 +189,7 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
         rated_versions.update(versions.values())
         # One unit per match: the matches have no games, so the service rates their places.
         unit = ratings.Placing(tuple(bots), tuple(places))
-        moved = rate_units(before, [unit], new_versions=new)
+        moved = rate_units(before, [unit], new, versions=versions)
         after = {b: moved.get(b, before[b]) for b in bots}
         for a, b, score in ratings.pairwise(bots, places):
             for bot, mine in ((a, score), (b, 1.0 - score)):

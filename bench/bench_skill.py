@@ -67,7 +67,11 @@ class Method:
     version: float = skill.VERSION_DEVIATION
 
     def rate(
-        self, state: dict[int, object], match: Match, new: frozenset[int] = frozenset()
+        self,
+        state: dict[int, object],
+        match: Match,
+        new: frozenset[int] = frozenset(),
+        versions: dict[int, object] | None = None,
     ) -> None:
         table, places, units = match
         if not self.fitted:
@@ -162,9 +166,10 @@ def following(
             start = method.elo(state, JUMPER)
             trace = []
             new = frozenset({JUMPER})
+            second = {JUMPER: (JUMPER, 2)}  # the others' records of it: a new version's
             for match in after:
                 if JUMPER in match[0]:
-                    method.rate(state, match, new)
+                    method.rate(state, match, new, second)
                     new = frozenset()
                     trace.append(method.elo(state, JUMPER) - start)
                 else:

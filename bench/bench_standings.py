@@ -215,7 +215,8 @@ def seed_history(count: int, rng: random.Random) -> None:
             )
             pairs.append((a, b))
             placing = ratings.Placing((made[a].pk, made[b].pk), tuple(places))
-            current.update(skill.rate_units(current, [placing]))
+            by_bot = {made[p].pk: versions[p].pk for p in (a, b)}
+            current.update(skill.rate_units(current, [placing], versions=by_bot))
         Match.objects.bulk_create(batch)
         Seat.objects.bulk_create(
             Seat(match=m, index=i, version=versions[p])

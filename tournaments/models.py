@@ -422,13 +422,14 @@ class Rating(models.Model):
 
 
 class RatingRecord(models.Model):
-    """A bot's pairwise results against one opponent in the global rating
-    (tournaments.skill.Record): ``results`` and ``score`` (fewer once a new version comes),
-    and ``seen``, the opponent's rating when they last met. Written with each rated
-    result; every rating is fitted to its bot's records."""
+    """A bot's pairwise results against one opponent version in the global rating
+    (tournaments.skill.Record): ``results`` and ``score`` (fewer once the bot's own new
+    version comes), and ``seen``, the opponent's rating when they last met. Written with
+    each rated result; every rating is fitted to its bot's records. Kept per opponent
+    version, so results against an earlier version stay read at its last rating."""
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_records")
-    opponent = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    opponent = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
     results = models.FloatField()
     score = models.FloatField()
     seen = models.FloatField()
@@ -440,7 +441,7 @@ class RatingRecord(models.Model):
 
     @classmethod
     def of(cls, bot_ids: Collection[int]) -> dict[int, dict[int, Record]]:
-        """The records of these bots, by bot and opponent id."""
+        """The records of these bots, by bot id and opponent version id."""
         found: dict[int, dict[int, Record]] = {pk: {} for pk in bot_ids}
         rows = cls.objects.filter(bot_id__in=bot_ids).values_list(
             "bot_id", "opponent_id", "results", "score", "seen"

@@ -102,7 +102,8 @@ def recompute(
         seated = zip(placing.seats, versions, strict=True)
         new = {bot for bot, version in seated if version not in rated_versions}
         rated_versions.update(versions)
-        after = skill.rate_units(current, units, new_versions=new)
+        by_bot = dict(zip(placing.seats, versions, strict=True))
+        after = skill.rate_units(current, units, new, versions=by_bot)
         for bot_id in dict.fromkeys(placing.seats):
             before = current.get(bot_id, skill.Skill())
             after.setdefault(bot_id, before)

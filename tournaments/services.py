@@ -393,7 +393,10 @@ def _rate(match: Match, versions: Sequence[BotVersion], places: Sequence[int]) -
     records = RatingRecord.of(ids)
     before = {pk: r.skill(records[pk]) for pk, r in locked.items()}
     after = skill.rate_units(
-        before, rated_units(seats, places, match.units), new_versions=_first_rated(match, versions)
+        before,
+        rated_units(seats, places, match.units),
+        _first_rated(match, versions),
+        versions={version.bot_id: version.pk for version in versions},
     )
     store_records(before, after)
     count_record(locked, placing)

@@ -180,22 +180,25 @@ def _fit(
     records: Mapping[P, Mapping[Any, Record]],
     tempering: Mapping[P, float],
     start: Mapping[P, float],
+    key: Mapping[P, Hashable],
 ) -> dict[P, float]:
     """The match's bots' ratings at which each one's log-posterior is flat (``_slope``),
     all solved together by Newton's method from ``start`` (steps capped at 400 points):
-    each bot's gradient depends on the others' ratings through its records of them."""
+    each bot's gradient depends on the others' ratings through its records of them (a
+    record's key: ``key`` of the opponent)."""
     now = dict(start)
     for _ in range(NEWTON_STEPS):
         gradient, jacobian = [], []
+        met = {key[q]: now[q] for q in players}
         for p in players:
-            g, curvature = _slope(now[p], records[p], tempering[p], now)
+            g, curvature = _slope(now[p], records[p], tempering[p], met)
             gradient.append(g)
             row = []
             for q in players:
                 if q == p:
                     row.append(curvature)
                     continue
-                record = records[p].get(q)
+                record = records[p].get(key[q])
                 e = _expected(now[p], now[q]) if record else 0.0
                 row.append(
                     -_S * _S * record.results * e * (1.0 - e) / tempering[p] if record else 0.0
@@ -226,16 +229,18 @@ def _solve_linear(matrix: list[list[float]], vector: list[float]) -> list[float]
     return x
 
 
-def _tally(units: Sequence[Placing[P]]) -> tuple[dict[P, dict[P, tuple[int, float]]], dict[P, int]]:
-    """Per bot and opponent, the number of pairwise results of ``units`` and the bot's
-    score in them; per bot, the number of bots at its table."""
-    results: dict[P, dict[P, tuple[int, float]]] = defaultdict(dict)
+def _tally(
+    units: Sequence[Placing[P]], key: Mapping[P, Hashable]
+) -> tuple[dict[P, dict[Hashable, tuple[int, float]]], dict[P, int]]:
+    """Per bot and opponent (by ``key``), the number of pairwise results of ``units`` and
+    the bot's score in them; per bot, the number of bots at its table."""
+    results: dict[P, dict[Hashable, tuple[int, float]]] = defaultdict(dict)
     tables: dict[P, int] = {}
     for unit in units:
         for a, b, y in pairwise(unit.seats, unit.places):
             for me, other, mine in ((a, b, y), (b, a, 1.0 - y)):
-                count, score = results[me].get(other, (0, 0.0))
-                results[me][other] = (count + 1, score + mine)
+                count, score = results[me].get(key[other], (0, 0.0))
+                results[me][key[other]] = (count + 1, score + mine)
                 tables[me] = len(set(unit.seats))
     return results, tables
 
@@ -289,6 +294,7 @@ def rate_units(
     units: Iterable[Placing[P]],
     new_versions: Collection[P] = (),
     version_deviation: float = VERSION_DEVIATION,
+    versions: Mapping[P, Hashable] | None = None,
 ) -> dict[P, Skill]:
     """The skills after one rated match of ``units`` (its comparison units), from
     ``skills``: only the bots that played in them. A bot in ``new_versions`` is first
@@ -300,6 +306,10 @@ def rate_units(
     is the inverse of the fit's curvature,
     and its records now see the match's opponents at their new ratings. Each result
     counts 1 / t, t the bot's tempering before the match.
+
+    Records are kept per opponent version (``versions``: each bot's version in this
+    match; by default the bot itself): the results against an earlier version stay read
+    at that version's last rating, never at a stronger successor's.
     """
     units = list(units)
     current = dict(skills)
@@ -308,15 +318,17 @@ def rate_units(
     for p in seated:
         if p in new_versions:
             moved[p] = current[p] = new_version(current.get(p, Skill()), version_deviation)
-    results, tables = _tally(units)
+    key = {p: (versions or {}).get(p, p) for p in seated}
+    results, tables = _tally(units, key)
     players = [p for p in seated if p in results]
     before = {p: current.get(p, Skill()) for p in players}
     records = {p: _with_results(before[p].records, results[p]) for p in players}
     tempering = {p: before[p].tempering(tables[p]) for p in players}
-    now = _fit(players, records, tempering, {p: before[p].elo for p in players})
+    now = _fit(players, records, tempering, {p: before[p].elo for p in players}, key)
     for p in players:
-        curvature = _slope(now[p], records[p], tempering[p], now)[1]
-        seen = {o: r._replace(seen=now[o]) if o in now else r for o, r in records[p].items()}
+        met = {key[q]: now[q] for q in players}
+        curvature = _slope(now[p], records[p], tempering[p], met)[1]
+        seen = {o: r._replace(seen=met[o]) if o in met else r for o, r in records[p].items()}
         spread, information = _dispersion_sums(p, units, now, tempering[p] * curvature)
         played, decisive = _counts(p, units)
         old = before[p]

@@ -40,7 +40,9 @@ def test_the_migration_rates_the_stored_history_per_unit() -> None:
     executor.migrate(AFTER)
     at_0008 = executor.loader.project_state(AFTER).apps  # no decisive column yet
     ids = (bots[0].pk, bots[1].pk)
-    expected = skill.replay([[Placing(ids, p) for p in [(1, 2), (1, 2), (2, 1)]]])
+    by_bot = {version.bot_id: version.pk for version in versions}
+    units = [Placing(ids, p) for p in [(1, 2), (1, 2), (2, 1)]]
+    expected = skill.rate_units({}, units, versions=by_bot)
     for rating in at_0008.get_model("tournaments", "Rating").objects.all():
         state = expected[rating.bot_id]
         assert (rating.elo, rating.deviation, rating.units) == (state.elo, state.deviation, 3)

@@ -282,11 +282,14 @@ def test_the_global_rating_moves_once_per_unit_in_the_results_transaction() -> N
         assert rating.deviation < skill.START_DEVIATION and rating.provisional
     history = RatingHistory.objects.values_list("bot_id", "before", "after")
     assert sorted(history) == sorted((b, START_ELO, expected[b].elo) for b in bots)
-    # Each bot's record of the other is stored: one result per unit, seen at its rating.
+    # Each bot's record of the other's version is stored: one result per unit, seen at
+    # its rating.
     records = RatingRecord.of(bots)
+    version = {seat.version.bot_id: seat.version_id for seat in match.seats.all()}
     for bot, other in (bots, bots[::-1]):
-        assert records[bot] == {other: expected[bot].records[other]}
-        assert records[bot][other].results == 3 and records[bot][other].seen == expected[other].elo
+        assert records[bot] == {version[other]: expected[bot].records[other]}
+        record = records[bot][version[other]]
+        assert record.results == 3 and record.seen == expected[other].elo
 
 
 def test_a_new_version_widens_its_bot_once_and_recompute_does_the_same() -> None:
@@ -306,11 +309,14 @@ def test_a_new_version_widens_its_bot_once_and_recompute_does_the_same() -> None
         # Only the second tournament seats a version never rated before (the improver's
         # first version starts as a new bot does, so widening it changes nothing).
         new = {first.bot_id} if number == 1 else set()
-        states.update(skill.rate_units(states, placings(bots, match.units), new_versions=new))
+        by_bot = {seat.version.bot_id: seat.version_id for seat in match.seats.all()}
+        states.update(skill.rate_units(states, placings(bots, match.units), new, versions=by_bot))
         records = RatingRecord.of(bots)
         rows = {r.bot_id: r.skill(records[r.bot_id]) for r in Rating.objects.all()}
         assert rows == {bot: states[bot] for bot in bots}
     # The second version counted the first one's three results less.
-    assert 0.0 < states[first.bot_id].records[house.bot_id].results < 9.0
+    assert 0.0 < states[first.bot_id].records[house.pk].results < 9.0
+    # The house bot keeps its results against each of the improver's versions apart.
+    assert states[house.bot_id].records.keys() == {first.pk, second.pk}
     report = recompute()
     assert report.differences == {} and report.record_differences == set()

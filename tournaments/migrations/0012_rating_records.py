@@ -1,7 +1,7 @@
 """The global rating fits each bot to its records (docs/ratings.md, "Global rating").
 
-Adds RatingRecord (a bot's pairwise results against one opponent, and the opponent's
-rating when they last met); every rating, the rating history and the records are then
+Adds RatingRecord (a bot's pairwise results against one opponent version, and its rating
+when they last met); every rating, the rating history and the records are then
 recomputed from the stored match history with the update that reads them (the same code
 as ``manage.py recompute_ratings --write``).
 """
@@ -50,7 +50,7 @@ class Migration(migrations.Migration):
                     models.ForeignKey(
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="+",
-                        to="tournaments.bot",
+                        to="tournaments.botversion",
                     ),
                 ),
             ],
