@@ -80,7 +80,7 @@ class Method:
         else:
             skills = {b: v for b, v in state.items() if isinstance(v, skill.Skill)}
             placings = [ratings.Placing(table, u) for u in units]
-            state.update(skill.rate_units(skills, placings, new, version_deviation=self.version))
+            state.update(skill.rate_units(skills, placings, new, self.version, versions))
 
     def elo(self, state: dict[int, object], bot: int) -> float:
         value = state.get(bot)
