@@ -160,49 +160,109 @@ def _expected(me: float, other: float) -> float:
     return 1.0 / (1.0 + math.exp(-_S * (me - other)))
 
 
+class _Rest(NamedTuple):
+    """The part of a bot's log-posterior that comes from its records of opponents not at
+    the table (their ratings stay where the bot last met them), as a Taylor expansion
+    around ``at``: its gradient, its curvature (the negated second derivative) and the
+    curvature's slope. One pass over those records serves every Newton step that stays
+    within REEXPAND of ``at``."""
+
+    at: float
+    gradient: float
+    curvature: float
+    bend: float
+
+
+#: How far (Elo) the fit may move a bot from where its other records were expanded
+#: (``_Rest``) before they are read again; the expansion's error there is below 1e-3 of
+#: the gradient.
+REEXPAND = 25.0
+
+
+def _rest(x: float, records: Mapping[Any, Record], at_table: Collection[Any], t: float) -> _Rest:
+    """``_Rest`` of a bot at ``x``, from its records except those keyed in ``at_table``."""
+    gradient = curvature = bend = 0.0
+    exp = math.exp  # the loop over every record: no lookups in it
+    for other, (results, score, seen) in records.items():
+        if other in at_table:
+            continue
+        expected = 1.0 / (1.0 + exp(_S * (seen - x)))
+        weight = results * expected * (1.0 - expected)
+        gradient += score - results * expected
+        curvature += weight
+        bend += weight * (1.0 - 2.0 * expected)
+    return _Rest(x, _S * gradient / t, _S**2 * curvature / t, _S**3 * bend / t)
+
+
 def _slope(
-    x: float, records: Mapping[Any, Record], tempering: float, now: Mapping[Any, float]
+    x: float,
+    rest: _Rest,
+    at_table: Sequence[tuple[Record, float]],
+    tempering: float,
 ) -> tuple[float, float]:
-    """A bot's log-posterior's gradient and curvature (its negated second derivative) at
-    ``x``: the start as prior, each result counting 1 / ``tempering``, opponents in ``now``
-    taken at those ratings and the others where the bot last met them."""
+    """A bot's log-posterior's gradient and curvature at ``x``: the start as prior, its
+    records of opponents away from the table from ``rest``, and those of the table's
+    (each with that opponent's rating now), each result counting 1 / ``tempering``."""
     precision = 1.0 / START_DEVIATION**2
-    gradient, curvature = -(x - START_ELO) * precision, precision
-    for other, record in records.items():
-        expected = _expected(x, now.get(other, record.seen))
+    d = x - rest.at
+    gradient = -(x - START_ELO) * precision
+    gradient += rest.gradient - rest.curvature * d - rest.bend * d * d / 2.0
+    curvature = precision + rest.curvature + rest.bend * d
+    for record, other in at_table:
+        expected = _expected(x, other)
         gradient += _S * (record.score - record.results * expected) / tempering
         curvature += _S * _S * record.results * expected * (1.0 - expected) / tempering
     return gradient, curvature
 
 
-def _fit(
-    players: Sequence[P],
-    records: Mapping[P, Mapping[Any, Record]],
-    tempering: Mapping[P, float],
-    start: Mapping[P, float],
-    key: Mapping[P, Hashable],
-) -> dict[P, float]:
+class _Table(NamedTuple):
+    """What the fit of one match's bots reads: each bot's records and tempering, the key
+    of each bot's records of the others (its version), and the rest of each's records."""
+
+    records: Mapping[Any, Mapping[Any, Record]]
+    tempering: Mapping[Any, float]
+    key: Mapping[Any, Hashable]
+    rest: dict[Any, _Rest]
+
+
+def _at_table(
+    p: P, table: _Table, players: Sequence[P], now: Mapping[P, float]
+) -> list[tuple[Record, float]]:
+    """The bot's records of the table's other bots, each with its rating now."""
+    mine = table.records[p]
+    return [(mine[table.key[q]], now[q]) for q in players if q != p and table.key[q] in mine]
+
+
+def _gradient_and_curvature(
+    p: P, table: _Table, players: Sequence[P], now: Mapping[P, float]
+) -> tuple[float, float]:
+    """``_slope`` of the bot at its rating now, its rest read again if it moved far."""
+    if abs(now[p] - table.rest[p].at) > REEXPAND:
+        keys = {table.key[q] for q in players}
+        table.rest[p] = _rest(now[p], table.records[p], keys, table.tempering[p])
+    return _slope(now[p], table.rest[p], _at_table(p, table, players, now), table.tempering[p])
+
+
+def _fit(players: Sequence[P], table: _Table, start: Mapping[P, float]) -> dict[P, float]:
     """The match's bots' ratings at which each one's log-posterior is flat (``_slope``),
     all solved together by Newton's method from ``start`` (steps capped at 400 points):
-    each bot's gradient depends on the others' ratings through its records of them (a
-    record's key: ``key`` of the opponent)."""
+    each bot's gradient depends on the others' ratings through its records of them."""
     now = dict(start)
     for _ in range(NEWTON_STEPS):
         gradient, jacobian = [], []
-        met = {key[q]: now[q] for q in players}
         for p in players:
-            g, curvature = _slope(now[p], records[p], tempering[p], met)
+            g, curvature = _gradient_and_curvature(p, table, players, now)
             gradient.append(g)
             row = []
             for q in players:
+                record = table.records[p].get(table.key[q]) if q != p else None
                 if q == p:
                     row.append(curvature)
-                    continue
-                record = records[p].get(key[q])
-                e = _expected(now[p], now[q]) if record else 0.0
-                row.append(
-                    -_S * _S * record.results * e * (1.0 - e) / tempering[p] if record else 0.0
-                )
+                elif record is None:
+                    row.append(0.0)
+                else:
+                    e = _expected(now[p], now[q])
+                    row.append(-_S * _S * record.results * e * (1.0 - e) / table.tempering[p])
             jacobian.append(row)
         steps = _solve_linear(jacobian, gradient)
         for p, step in zip(players, steps, strict=True):
@@ -324,11 +384,16 @@ def rate_units(
     before = {p: current.get(p, Skill()) for p in players}
     records = {p: _with_results(before[p].records, results[p]) for p in players}
     tempering = {p: before[p].tempering(tables[p]) for p in players}
-    now = _fit(players, records, tempering, {p: before[p].elo for p in players}, key)
+    keys = {key[q] for q in players}
+    rest = {p: _rest(before[p].elo, records[p], keys, tempering[p]) for p in players}
+    table = _Table(records, tempering, key, rest)
+    now = _fit(players, table, {p: before[p].elo for p in players})
+    met = {key[q]: now[q] for q in players}
     for p in players:
-        met = {key[q]: now[q] for q in players}
-        curvature = _slope(now[p], records[p], tempering[p], met)[1]
-        seen = {o: r._replace(seen=met[o]) if o in met else r for o, r in records[p].items()}
+        curvature = _gradient_and_curvature(p, table, players, now)[1]
+        seen = records[p]  # this call's own copy: the new ratings of the table's bots
+        for other in met.keys() & seen.keys():
+            seen[other] = seen[other]._replace(seen=met[other])
         spread, information = _dispersion_sums(p, units, now, tempering[p] * curvature)
         played, decisive = _counts(p, units)
         old = before[p]
