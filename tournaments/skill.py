@@ -363,9 +363,8 @@ def rate_units(
     Each bot's records gain the match's pairwise results. Every bot of the match then
     takes the rating that best explains all its records (``_fit``), the match's bots
     solved together, every other opponent taken where the bot last met it; its variance
-    is the inverse of the fit's curvature,
-    and its records now see the match's opponents at their new ratings. Each result
-    counts 1 / t, t the bot's tempering before the match.
+    is the inverse of the fit's curvature, and its records now see the match's opponents
+    at their new ratings. Each result counts 1 / t, t the bot's tempering before the match.
 
     Records are kept per opponent version (``versions``: each bot's version in this
     match; by default the bot itself): the results against an earlier version stay read
