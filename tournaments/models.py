@@ -398,8 +398,8 @@ class Rating(models.Model):
         return interval(self.elo, self.deviation)[1]
 
     def skill(self, records: Mapping[int, Record] | None = None) -> Skill:
-        """The state the next update starts from, with the bot's records (by opponent id:
-        ``RatingRecord.of``)."""
+        """The state the next update starts from, with the bot's records (by opponent
+        version id: ``RatingRecord.of``)."""
         return Skill(
             self.elo,
             self.variance,
@@ -444,10 +444,10 @@ class RatingRecord(models.Model):
         """The records of these bots, by bot id and opponent version id."""
         found: dict[int, dict[int, Record]] = {pk: {} for pk in bot_ids}
         rows = cls.objects.filter(bot_id__in=bot_ids).values_list(
-            "bot_id", "opponent_id", "results", "score", "seen"
+            "bot_id", "opponent_id", *Record._fields
         )
-        for bot_id, opponent_id, results, score, seen in rows:
-            found[bot_id][opponent_id] = Record(results, score, seen)
+        for bot_id, opponent_id, *fields in rows:
+            found[bot_id][opponent_id] = Record(*fields)
         return found
 
     def __str__(self) -> str:

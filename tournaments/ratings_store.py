@@ -3,7 +3,7 @@
 The history is streamed in rating order (two server-side cursors over only the columns
 needed: each match's places and stored units, and its seats' bots and versions), so memory
 does not grow with its length: one rating state per bot is held, with its records (one per
-opponent it met), and the set of versions rated, to widen a bot at its new version's first
+opponent version it met), and the set of versions rated, to widen a bot at its new version's first
 match.
 """
 
@@ -99,10 +99,9 @@ def recompute(
     for match_id, placing, units, versions in rated_matches(apps):
         if on_placing is not None:
             on_placing(placing)
-        seated = zip(placing.seats, versions, strict=True)
-        new = {bot for bot, version in seated if version not in rated_versions}
-        rated_versions.update(versions)
         by_bot = dict(zip(placing.seats, versions, strict=True))
+        new = {bot for bot, version in by_bot.items() if version not in rated_versions}
+        rated_versions.update(versions)
         after = skill.rate_units(current, units, new, versions=by_bot)
         for bot_id in dict.fromkeys(placing.seats):
             before = current.get(bot_id, skill.Skill())
@@ -138,24 +137,23 @@ def _has_records(apps: Any) -> bool:
 
 
 def _record_differences(current: dict[int, skill.Skill], apps: Any) -> set[int]:
-    """The bots whose stored records differ from ``current``'s, read bot by bot in order
-    (streamed, as the history is)."""
+    """The bots whose stored records differ from ``current``'s, compared bot by bot as
+    they stream in order (never all held)."""
     if not _has_records(apps):
         return set()
     rows = (
         _model(apps, "RatingRecord")
         .objects.order_by("bot_id", "opponent_id")
-        .values_list("bot_id", "opponent_id", "results", "score", "seen")
+        .values_list("bot_id", "opponent_id", *skill.Record._fields)
         .iterator(CHUNK)
     )
-    stored: dict[int, dict[int, skill.Record]] = {}
+    differ, stored = set(), set()
     for bot_id, group in groupby(rows, key=lambda row: row[0]):
-        stored[bot_id] = {o: skill.Record(c, s, seen) for _, o, c, s, seen in group}
-    return {
-        bot_id
-        for bot_id in set(stored) | set(current)
-        if stored.get(bot_id, {}) != dict(current[bot_id].records if bot_id in current else {})
-    }
+        stored.add(bot_id)
+        records = {row[1]: skill.Record(*row[2:]) for row in group}
+        if bot_id not in current or records != dict(current[bot_id].records):
+            differ.add(bot_id)
+    return differ | {b for b, s in current.items() if s.records and b not in stored}
 
 
 #: The stored columns of a rating's state, as compared.
@@ -230,7 +228,7 @@ def _store_records(skills: dict[int, skill.Skill], model: Any) -> None:
     """Replace every stored record with the recomputed ones, in batches."""
     model.objects.all().delete()
     rows = (
-        model(bot_id=bot_id, opponent_id=other, results=r.results, score=r.score, seen=r.seen)
+        model(bot_id=bot_id, opponent_id=other, **r._asdict())
         for bot_id, state in skills.items()
         for other, r in state.records.items()
     )

@@ -419,7 +419,7 @@ def store_records(before: Mapping[int, skill.Skill], after: Mapping[int, skill.S
     """Write the records a rating update changed (those of the match's opponents, or all
     of a bot's at its new version's first match), inserted or updated in one statement."""
     rows = [
-        RatingRecord(bot_id=pk, opponent_id=other, results=r.results, score=r.score, seen=r.seen)
+        RatingRecord(bot_id=pk, opponent_id=other, **r._asdict())
         for pk, state in after.items()
         for other, r in state.records.items()
         if before[pk].records.get(other) != r
@@ -428,7 +428,7 @@ def store_records(before: Mapping[int, skill.Skill], after: Mapping[int, skill.S
         rows,
         update_conflicts=True,
         unique_fields=("bot", "opponent"),
-        update_fields=("results", "score", "seen"),
+        update_fields=skill.Record._fields,
     )
 
 

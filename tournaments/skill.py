@@ -3,17 +3,18 @@
 Plain Python (no database); see docs/ratings.md, "Global rating". The model is the
 tournament fit's (tournaments.ratings): Bradley-Terry on Elo's scale over the pairwise
 results of each comparison unit (one game, or one duplicate deal summed over its
-rotations). Each bot keeps a record per opponent (the number of pairwise results, its
-score in them, and the opponent's rating when they last met). After each rated match its
-bots' ratings are fitted again to their whole records, the match's bots together: a
-rating is the best explanation of every result the bot has had, not the sum of the steps
-it was moved by when each came, so the results it had against an opponent whose rating
-was then wrong are read again against its better rating when they meet again. A rating
-therefore depends on the results, not on how many games a pairing had or the order they
-came in. A bot version is a fixed program, so its strength does not change while it
-plays; a new version may be stronger or weaker, so its earlier results count less once
-it comes (``new_version``: the variance widens by VERSION_DEVIATION), and the rating then
-follows the new version.
+rotations). Each bot keeps a record per opponent version (the number of pairwise
+results, its score in them, and the opponent's rating when they last met). After each
+rated match its bots' ratings are fitted again to their whole records, the match's bots
+together: a rating is the best explanation of every result the bot has had, not the sum
+of the steps it was moved by when each came, so the results it had against an opponent
+whose rating was then wrong are read again against its better rating when they meet
+again. A rating therefore depends on the results, not on how many games a pairing had
+(the order still matters a little: an opponent away from the table is read where the
+bot last met it). A bot version is a fixed program, so its strength does not change
+while it plays; a new version may be stronger or weaker, so its earlier results count
+less once it comes (``new_version``: the variance widens by VERSION_DEVIATION), and the
+rating then follows the new version.
 
 The model's variance alone is honest only if a unit's pairwise results are independent
 coin flips: the pairs of a six-player placing are decided together (more variable than
@@ -84,7 +85,7 @@ class Skill:
     squared score (less each unit's leverage) and the observed one (their ratio is the
     dispersion); ``units``: the comparison units rated; ``decisive``: the
     sum over its units of the share of its pairwise results there that were not draws;
-    ``records``: its Record per opponent.
+    ``records``: its Record per opponent version.
     """
 
     elo: float = START_ELO
