@@ -59,6 +59,23 @@ log = logging.getLogger(__name__)
 DEFAULT_IMAGE: Final = PYTHON.image
 #: The user every bot runs as: nobody:nogroup.
 BOT_UID: Final = 65534
+#: The user a bot container starts as (root of the container with only the capabilities
+#: of ``START_CAPS``): its PID 1, out of the bot's reach, then becomes ``BOT_UID`` for
+#: the bot (``BECOME_BOT``, or the supervisor of a reused container).
+START_USER: Final = "0:0"
+#: What PID 1 may do: become the bot's user (and, the supervisor, kill its processes).
+START_CAPS: Final = ("SETUID", "SETGID")
+SUPERVISOR_CAPS: Final = (*START_CAPS, "KILL")
+#: The bot's program, run as the bot's user and group, no supplementary group, no
+#: capability (util-linux's setpriv, in every runtime image).
+BECOME_BOT: Final = (
+    "setpriv",
+    f"--reuid={BOT_UID}",
+    f"--regid={BOT_UID}",
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--",
+)
 #: Where the bot's code lives in the container.
 CODE_DIR: Final = "/bot"
 #: Largest bot code accepted (the upload checks its own limits first).
@@ -358,7 +375,10 @@ class DockerBackend:
         if self.pipe_root is None:
             raise SandboxError("warm and reused seats need a pipe root (JUDGE_PIPE_ROOT)")
         runtime, archive = self.prepared(code, label=label)
-        seat = SeatFolder.create(self.pipe_root, label, BOT_UID, CONTROL if reused else FIFOS)
+        if reused:  # the control FIFOs are the supervisor's (root's), not the bot's
+            seat = SeatFolder.create(self.pipe_root, label, 0, CONTROL)
+        else:
+            seat = SeatFolder.create(self.pipe_root, label, BOT_UID, FIFOS)
         container: Container | None = None
         try:
             seat.put_code(archive)
@@ -429,8 +449,10 @@ class DockerBackend:
         mib = 1 << 20
         return {
             **_hardened(limits.memory_mb, limits.cpus, limits.pids, self.cgroup_parent),
+            "user": START_USER,
+            "cap_add": list(START_CAPS),
             "image": self.image_of(runtime),
-            "command": program,
+            "command": [*BECOME_BOT, *program],
             "environment": {**_check_env(env), "PYTHONUNBUFFERED": "1", "HOME": "/tmp"},
             "labels": labels,
             "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
@@ -470,7 +492,8 @@ def _reused(settings: dict[str, Any], runtime: Runtime) -> dict[str, Any]:
     return {
         **settings,
         "init": False,
-        "command": ["python3", "-I", "-S", "-c", source, *runtime.run],
+        "cap_add": list(SUPERVISOR_CAPS),
+        "command": ["python3", "-I", "-S", "-c", source, str(BOT_UID), *runtime.run],
         "sysctls": {
             "kernel.shmmni": "0",
             "kernel.msgmni": "0",

@@ -53,7 +53,7 @@ def test_every_runtime_gets_the_same_hardened_container(language: str) -> None:
         config, host = container.attrs["Config"], container.attrs["HostConfig"]
     finally:
         channel.close()
-    assert config["User"] == "65534:65534"
+    assert config["User"] == "0:0" and config["Cmd"][:2] == ["setpriv", "--reuid=65534"]
     assert config["NetworkDisabled"] is True and host["NetworkMode"] == "none"
     assert host["ReadonlyRootfs"] is True and host["CapDrop"] == ["ALL"]
     assert "no-new-privileges:true" in host["SecurityOpt"]

@@ -26,7 +26,9 @@ report = {
 with open("/proc/self/status") as status:
     for line in status:
         key, _, value = line.partition(":")
-        if key in ("Uid", "CapEff", "CapPrm", "NoNewPrivs", "Seccomp"):
+        if key in ("Uid", "Gid", "Groups", "CapEff", "CapPrm", "CapInh", "CapAmb"):
+            report[key] = " ".join(value.split())
+        elif key in ("NoNewPrivs", "Seccomp"):
             report[key] = value.split()[0]
 setuid_programs = []
 for folder in ("/bin", "/usr/bin", "/sbin", "/usr/sbin"):
