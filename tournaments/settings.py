@@ -172,16 +172,24 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 QUEUES = ("interactive", "tournaments")
-# Fair scheduling (tournaments.dispatch, docs/deploy.md). Two queues: "interactive" (checks,
-# quick matches, the reaper) and "tournaments". At most TOURNAMENT_SLOTS tournament matches
-# are in flight; each free slot goes to the owner with the fewest in flight. Keep it below
-# the number of worker processes, so that one is always free for the interactive queue.
+# The scheduler (tournaments.dispatch, docs/deploy.md). Every kind of work waits in the
+# database and is sent as processes free: checks and quick matches ("interactive", served
+# first, owners in turn) on the interactive queue, then tournament matches (owners in turn)
+# and, in what nobody else wants, ladder matches on the tournaments queue. The capacity is
+# what the live workers announce (each every WORKER_HEARTBEAT_SECONDS; one not heard from
+# for 3 beats is gone); batch work (tournaments, ladder) never takes the last
+# INTERACTIVE_RESERVE processes, and one owner's interactive work holds at most half of
+# the rest. TOURNAMENT_SLOTS and LADDER_SLOTS are optional caps (0: none).
 # Each queue has its own exchange and routing key: bound to one default exchange, both
 # queues would receive a copy of every message.
 CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in QUEUES)
 CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_EXCHANGE = "interactive"
 CELERY_TASK_DEFAULT_ROUTING_KEY = "interactive"
-TOURNAMENT_SLOTS = env_int("TOURNAMENT_SLOTS", 1)
+WORKER_HEARTBEAT_SECONDS = env_float("WORKER_HEARTBEAT_SECONDS", 5.0)
+INTERACTIVE_RESERVE = env_int("INTERACTIVE_RESERVE", 1)
+TOURNAMENT_SLOTS = env_int("TOURNAMENT_SLOTS", 0)
+if TOURNAMENT_SLOTS < 0 or INTERACTIVE_RESERVE < 0:
+    raise SettingError("TOURNAMENT_SLOTS and INTERACTIVE_RESERVE must not be negative")
 # A running match's worker looks this often whether it was cancelled (then it stops it and
 # removes its bots).
 MATCH_WATCH_SECONDS = env_float("MATCH_WATCH_SECONDS", 2.0)
@@ -190,7 +198,7 @@ MATCH_WATCH_SECONDS = env_float("MATCH_WATCH_SECONDS", 2.0)
 MATCH_BUDGET_CAP_SECONDS = env_int("MATCH_BUDGET_CAP_SECONDS", 300)
 MATCH_BUDGET_GRACE_SECONDS = env_int("MATCH_BUDGET_GRACE_SECONDS", 30)
 for _name, _value in [
-    ("TOURNAMENT_SLOTS", TOURNAMENT_SLOTS),
+    ("WORKER_HEARTBEAT_SECONDS", WORKER_HEARTBEAT_SECONDS),
     ("MATCH_WATCH_SECONDS", MATCH_WATCH_SECONDS),
     ("MATCH_BUDGET_CAP_SECONDS", MATCH_BUDGET_CAP_SECONDS),
     ("MATCH_BUDGET_GRACE_SECONDS", MATCH_BUDGET_GRACE_SECONDS),
@@ -204,12 +212,12 @@ if MATCH_BUDGET_CAP_SECONDS + 2 * MATCH_BUDGET_GRACE_SECONDS >= CELERY_VISIBILIT
     )
 
 # The continuous ladder (tournaments.ladder, docs/ladder.md): off unless LADDER_ENABLED
-# (scripts/run, .env.example and docker-compose turn it on). It plays in the tournament slots
-# that no waiting tournament match gets, at most LADDER_SLOTS at once; beat looks every
+# (scripts/run, .env.example and docker-compose turn it on). It plays in the batch capacity
+# that no waiting tournament match gets (at most LADDER_SLOTS at once, 0: no cap); beat looks every
 # LADDER_INTERVAL_SECONDS; a bot whose rating deviation is at most LADDER_TARGET_DEVIATION
 # Elo is settled (it still plays as an opponent of unsettled bots).
 LADDER_ENABLED = env_bool("LADDER_ENABLED", False)
-LADDER_SLOTS = env_int("LADDER_SLOTS", 1)
+LADDER_SLOTS = env_int("LADDER_SLOTS", 0)
 LADDER_INTERVAL_SECONDS = env_float("LADDER_INTERVAL_SECONDS", 15.0)
 LADDER_TARGET_DEVIATION = env_float("LADDER_TARGET_DEVIATION", 50.0)
 for _name, _value in [
@@ -294,6 +302,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
 FILE_UPLOAD_HANDLERS = ["tournaments.requestlimits.CappedMemoryUploadHandler"]
 MIDDLEWARE.insert(0, "tournaments.requestlimits.RequestSizeMiddleware")
+MIDDLEWARE.insert(1, "tournaments.queryparams.BadParameterMiddleware")  # 400 naming a bad parameter
 # Proxies in front of the site that append to X-Forwarded-For (0: use the peer address).
 TRUSTED_PROXIES = env_int("DJANGO_TRUSTED_PROXIES", 0)
 REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXIES

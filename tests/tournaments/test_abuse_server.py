@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from tests.deploy.test_first_run import manage
 from tests.tournaments.gunicorn_server import gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,3 +78,15 @@ def test_the_registration_limit_holds_across_workers_and_spoofed_addresses(
     with server as port, ThreadPoolExecutor(max_workers=30) as pool:
         answers = list(pool.map(lambda n: register(port, n, f"10.0.{n}.1"), range(30)))
     assert sorted(answers) == [201] * 10 + [429] * 20
+
+
+def test_concurrent_registrations_on_sqlite_answer_201_or_400_never_500(tmp_path: Path) -> None:
+    """Forty at once on the embedded default: twenty names, and twenty tries of one more
+    name (one of which wins; the others are told the name is taken)."""
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "CELERY_SKIP_CHECKS": "1"}
+    manage({**os.environ, **env}, "migrate", "--no-input")
+    server = gunicorn(tmp_path, workers=3, API_REGISTRATION_RATE="1000/hour", **env)
+    numbers = [*range(20), *[99] * 20]
+    with server as port, ThreadPoolExecutor(max_workers=40) as pool:
+        answers = list(pool.map(lambda n: register(port, n, "10.0.0.1"), numbers))
+    assert sorted(answers) == [201] * 21 + [400] * 19

@@ -126,4 +126,4 @@ def test_cursor_pages_walk_every_row_once_at_the_same_cost(db: None, settings: A
     assert elos == sorted(elos, reverse=True)
     refused = client.get("/api/matches/?page=2")  # no page numbers: the first page
     assert refused.status_code == 200 and "count" not in refused.json()
-    assert client.get("/api/matches/?cursor=nonsense").status_code == 404
+    assert client.get("/api/matches/?cursor=nonsense").status_code == 400

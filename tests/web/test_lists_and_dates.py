@@ -77,7 +77,8 @@ def test_a_deep_leaderboard_page_costs_the_queries_of_the_first(
             **answer.context["more"]
         )
     assert len(costs) == 1, costs
-    assert client.get("/leaderboard/bigtwo/?after=1&elo=nan&place=-1").status_code == 200
+    refused = client.get("/leaderboard/bigtwo/?after=1&elo=nan&place=-1")  # issue 31: a 400
+    assert refused.status_code == 400 and b"place" in refused.content
 
 
 def finished_matches(count: int) -> tuple[int, list[int]]:

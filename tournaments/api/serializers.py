@@ -18,6 +18,7 @@ from judge.games import GAMES
 from tournaments import names
 from tournaments.api.permissions import may_read_seat_log, owns_version
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
+from tournaments.queryparams import MAX_KEY
 
 #: Entrants of one tournament (a round robin of 2 seats plays n(n-1)/2 matches a round).
 MAX_PARTICIPANTS = 64
@@ -365,9 +366,11 @@ class MatchDetailSerializer(MatchSerializer):
 
 
 class QuickMatchSerializer(serializers.Serializer[Any]):
-    version = serializers.IntegerField(help_text="your bot version (any status)")
+    version = serializers.IntegerField(
+        min_value=1, max_value=MAX_KEY, help_text="your bot version (any status)"
+    )
     opponents = serializers.ListField(
-        child=serializers.IntegerField(),
+        child=serializers.IntegerField(min_value=1, max_value=MAX_KEY),
         default=list,
         max_length=7,
         help_text="accepted bot versions of the same game",

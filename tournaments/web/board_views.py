@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
@@ -12,7 +11,7 @@ from django.utils.safestring import SafeString
 
 from judge import games as registry
 from judge.games import GAMES
-from tournaments import ladder
+from tournaments import ladder, queryparams
 from tournaments.models import Bot, BotVersion, Rating, Tournament
 from tournaments.web import charts, docs, stats, text
 from tournaments.web.keyset import requested_key
@@ -141,9 +140,4 @@ def board_range(request: HttpRequest, game: str) -> tuple[QuerySet[Rating], int]
 
 def requested_elo(request: HttpRequest) -> float | None:
     """The ``elo`` of the query string as the float it was written from, or None."""
-    text = request.GET.get("elo", "")
-    try:
-        value = float(text) if len(text) < 32 else None
-    except ValueError:
-        return None
-    return value if value is not None and math.isfinite(value) else None
+    return queryparams.optional_decimal(request.GET, "elo")

@@ -13,6 +13,8 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from tournaments import queryparams
+
 
 @dataclass(frozen=True)
 class Page:
@@ -31,9 +33,9 @@ class Page:
 
 
 def requested_key(request: HttpRequest, name: str) -> int | None:
-    """A non-negative integer key from the query string, or None (a bad one is ignored)."""
-    value = request.GET.get(name, "")
-    return int(value) if value.isdigit() and len(value) < 19 else None
+    """A non-negative integer key from the query string, or None when it is absent; a bad
+    one (``²``, twenty digits) is BadParameter, a 400 naming it."""
+    return queryparams.optional_whole_number(request.GET, name)
 
 
 def keyset_page(

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from judge import games
 from judge.engine import Game
 from judge.games import GAMES
-from tournaments import clocks, ratings, services
+from tournaments import clocks, queryparams, ratings, services
 from tournaments.api.permissions import may_change_tournament
 from tournaments.models import Bot, BotVersion, Rating, Tournament
 from tournaments.ratings import HeadToHead
@@ -170,7 +170,8 @@ def estimate_context(game: str, form: TournamentForm) -> dict[str, Any]:
         low, high = _bounds(field)
         start = form.initial.get(name, field.initial)
         text = str(data.get(name, "")) if data is not None else str(start)
-        return min(max(int(text), low), high) if text.isdigit() and len(text) < 6 else start
+        typed = queryparams.WHOLE.fullmatch(text) and len(text) < 6  # as typed: partial is fine
+        return min(max(int(text), low), high) if typed else start
 
     if isinstance(data, QueryDict):
         chosen = set(data.getlist("participants"))
