@@ -39,7 +39,7 @@ import docker.errors
 from docker.models.containers import Container
 from docker.types import LogConfig, Mount, Ulimit
 
-from sandbox import seccomp
+from sandbox import cgroups, seccomp
 from sandbox.attach import AttachChannel
 from sandbox.builds import BuildLimits, BuildStore, build_key, command, run_build
 from sandbox.channel import Channel
@@ -541,7 +541,10 @@ def _hardened(memory_mb: int, cpus: float, pids: int, cgroup_parent: str | None)
         "ipc_mode": "none",
         "mem_limit": memory_mb * mib,
         "memswap_limit": memory_mb * mib,
+        # Its own CPU quota (nano_cpus: a CFS quota over the period) and its own weight
+        # among its siblings, in proportion: spinners use their container's share only.
         "nano_cpus": int(cpus * 1e9),
+        "cpu_shares": max(2, int(cpus * 1024)),
         "pids_limit": pids,
         "oom_score_adj": 1000,
         "log_config": LogConfig(type=LogConfig.types.NONE),
@@ -558,9 +561,12 @@ def _check_env(env: Mapping[str, str]) -> dict[str, str]:
 def _remove(container: Container) -> None:
     """Kill and delete a container with its code volume; fine if it is already gone.
 
-    A container that exited on its own is being removed by the engine (auto-remove):
+    Every process of it is killed through its cgroup first (``sandbox.cgroups``), so
+    the engine's kill, which signals PID 1 only, finds nothing it must wait for. A
+    container that exited on its own is being removed by the engine (auto-remove):
     wait for that to finish, so that "closed" means "gone".
     """
+    _end_processes(container)
     deadline = time.monotonic() + REMOVAL_WAIT_S
     while True:
         try:
@@ -627,8 +633,16 @@ def _removal(container: Container, seat: SeatFolder, timer: threading.Timer) -> 
 
 def _kill(container: Container) -> None:
     """The wall clock ran out: kill the bot (its channel then reads as closed)."""
+    _end_processes(container)
     with contextlib.suppress(docker.errors.DockerException):
         container.kill()
+
+
+def _end_processes(container: Container) -> None:
+    """Kill every process of the container through its cgroup, where the worker sees it."""
+    parent = (container.attrs.get("HostConfig") or {}).get("CgroupParent") or None
+    if container.id:
+        cgroups.kill_all(str(container.id), parent)
 
 
 def pack_code(code: Path) -> bytes:

@@ -92,7 +92,7 @@ def test_every_container_is_hardened(tmp_path: Path) -> None:
     assert host["IpcMode"] == "none"
     assert host["LogConfig"]["Type"] == "none"
     assert host["Memory"] == host["MemorySwap"] == 200 << 20
-    assert host["NanoCpus"] == 500_000_000
+    assert host["NanoCpus"] == 500_000_000 and host["CpuShares"] == 512
     assert host["PidsLimit"] == 32
     ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
     assert ulimits == {"nofile": (40, 40), "fsize": (3 << 20, 3 << 20), "core": (0, 0)}
