@@ -37,6 +37,9 @@ log = logging.getLogger(__name__)
 
 #: Bytes read from a descriptor at a time (a pipe's default capacity).
 CHUNK = 1 << 16
+#: What ChannelClosed says of a bot whose output ended (the referee's fault text puts it
+#: in "the bot's output ended (...)", so it does not say that again).
+GONE = "it exited or closed its standard output"
 
 
 class StreamChannel:
@@ -60,7 +63,7 @@ class StreamChannel:
 
     def send(self, line: bytes) -> None:
         if self._closed or self._ended:
-            raise ChannelClosed(self._gone("the bot is gone (its output ended)"))
+            raise ChannelClosed(self._gone(GONE))
         with self._io:
             if self._released:
                 raise ChannelClosed("the channel was closed")
@@ -76,9 +79,7 @@ class StreamChannel:
             if self._closed:
                 break
             if self._ended:
-                raise ChannelClosed(
-                    self._gone("the bot's output ended (it exited or closed stdout)")
-                )
+                raise ChannelClosed(self._gone(GONE))
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 if late:

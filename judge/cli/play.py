@@ -3,6 +3,11 @@
 BOT is a Python file, a folder or file with an entry file (main.py, main.cpp, main.rs,
 Main.java, main.js, main.go), or ``house:NAME``. Prints a table, or with
 ``--json`` one JSON object (game, variant, seed, bots, scores, places, faults, games).
+
+``--sandbox docker --lifecycle pool`` runs the bots as a tournament's worker does
+(containers kept across matches, a fresh process per seating); ``--matches N`` plays N
+matches in this one process (seeds SEED, SEED+1, ...; one table or JSON line each, then
+the time they took on standard error), so the pool serves the later ones.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ import json
 import secrets
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
+from judge.cli.lifecycles import LIFECYCLES, PooledMatch, pooled_backend
 from judge.cli.sandboxing import (
     BotSpecError,
     SandboxUnavailable,
@@ -26,6 +33,8 @@ from judge.engine import GameError
 from judge.games import GAMES
 from judge.players import house_seed
 from judge.referee import MatchOutcome, MatchSpec, TimeControl, play_match
+from sandbox.backend import Backend
+from sandbox.pool import Pools
 
 
 def add_parser(subparsers: Any) -> None:
@@ -45,6 +54,12 @@ def add_parser(subparsers: Any) -> None:
         "--duplicate", action="store_true", help="replay each deal with the bots rotated"
     )
     parser.add_argument("--sandbox", choices=["local", "docker"], default="local")
+    parser.add_argument(
+        "--lifecycle",
+        choices=LIFECYCLES,
+        help="docker only: the containers' lifecycle, as the server's (default fresh)",
+    )
+    parser.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
     parser.add_argument("--replay", type=Path, metavar="PATH", help="write the match record")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     defaults = TimeControl()
@@ -57,22 +72,51 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     seed = secrets.randbits(63) if args.seed is None else args.seed
     try:
-        spec = _spec(args, seed)
-    except ValueError as error:
+        _spec(args, seed)
+        _check(args)
+        backend = _backend(args)
+    except (SandboxUnavailable, ValueError) as error:
         return _fail(str(error))
+    began = time.perf_counter()
     try:
-        outcome = _play(spec, args.bots, args.sandbox)
+        for number in range(args.matches):
+            _show(args, _play(_spec(args, seed + number), args.bots, backend, args.lifecycle))
     except (BotSpecError, GameError, SandboxUnavailable, ValueError, FileNotFoundError) as error:
         return _fail(str(error))
+    finally:
+        _close(backend)
+    if args.matches > 1:
+        took = time.perf_counter() - began
+        each = f"{args.matches} matches in {took:.1f} s ({took / args.matches:.2f} s each)"
+        print(each + _pool_text(backend), file=sys.stderr)
+    return 0
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.lifecycle and args.sandbox != "docker":
+        raise ValueError("--lifecycle needs --sandbox docker (the local backend has none)")
+    if not 1 <= args.matches <= 10_000:
+        raise ValueError(f"--matches must be from 1 to 10000, not {args.matches}")
+    if args.replay and args.matches > 1:
+        raise ValueError("--replay writes one match's record: use it with --matches 1")
+
+
+def _backend(args: argparse.Namespace) -> Backend:
+    if args.lifecycle == "pool":
+        backend: Backend = pooled_backend()
+        return backend
+    return backend_for_cli(args.sandbox)
+
+
+def _show(args: argparse.Namespace, outcome: MatchOutcome) -> None:
     if args.replay:
         args.replay.write_text(json.dumps(outcome.record) + "\n")
     if args.json:
-        print(json.dumps(outcome.to_json()))
+        print(json.dumps(outcome.to_json()), flush=True)
     else:
-        print(table(outcome))
+        print(table(outcome), flush=True)
         if args.replay:
             print(f"record written to {args.replay}")
-    return 0
 
 
 def _spec(args: argparse.Namespace, seed: int) -> MatchSpec:
@@ -87,15 +131,37 @@ def _spec(args: argparse.Namespace, seed: int) -> MatchSpec:
     )
 
 
-def _play(spec: MatchSpec, bot_args: list[str], sandbox: str) -> MatchOutcome:
+def _play(
+    spec: MatchSpec, bot_args: list[str], backend: Backend, lifecycle: str | None
+) -> MatchOutcome:
     with tempfile.TemporaryDirectory(prefix="judge-play-") as work:
-        bots = [
-            prepare_bot(arg, spec.game, Path(work), seed=house_seed(spec.seed, index))
-            for index, arg in enumerate(bot_args)
+        pooled = lifecycle == "pool"
+        bots = [  # pooled house bots get their seed per seating: one folder for all matches
+            prepare_bot(arg, spec.game, Path(work), seed=0 if pooled else house_seed(spec.seed, i))
+            for i, arg in enumerate(bot_args)
         ]
-        backend = backend_for_cli(sandbox)
-        start = starter(backend, bots, label=f"play-{spec.seed}")
-        return play_match(spec, [bot.info for bot in bots], start)
+        label = f"play-{spec.seed}"
+        if not (pooled and isinstance(backend, Pools)):
+            return play_match(spec, [bot.info for bot in bots], starter(backend, bots, label=label))
+        match = PooledMatch(backend, bots, spec, label)
+        try:
+            return play_match(spec, [b.info for b in bots], match.start, announce=match.announce)
+        finally:
+            match.close()
+
+
+def _close(backend: Backend | None) -> None:
+    """End a pool's containers (a backend without a pool has nothing kept)."""
+    pool = getattr(backend, "pool", None)
+    if pool is not None:
+        pool.close()
+
+
+def _pool_text(backend: Backend) -> str:
+    pool = getattr(backend, "pool", None)
+    if pool is None or not (pool.hits or pool.misses):
+        return ""
+    return f"; pool: {pool.hits} containers reused, {pool.misses} started"
 
 
 def _fail(message: str) -> int:
