@@ -10,7 +10,8 @@ limit, so the view can tell the user the file is too large.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Awaitable, Callable, Mapping
 from io import BytesIO
 from typing import Any
 
@@ -18,6 +19,11 @@ from django.conf import settings
 from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.core.files.uploadhandler import FileUploadHandler
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[Mapping[str, Any]]]
+Send = Callable[[Mapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class RequestSizeMiddleware:
@@ -27,18 +33,24 @@ class RequestSizeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        limit: int = settings.REQUEST_MAX_BYTES
         declared = request.META.get("CONTENT_LENGTH") or ""
-        chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
-        if chunked and not declared:
-            return refusal(411, "send the body with a Content-Length (chunked bodies are refused)")
-        if declared and (not declared.isdigit() or int(declared[:20]) > limit):
-            return refusal(
-                413,
-                f"the request is {declared[:20]} bytes; the limit is {limit} bytes "
-                f"(a bot upload may be at most {settings.BOT_UPLOAD_MAX_BYTES} bytes)",
-            )
+        problem = body_problem(declared, request.META.get("HTTP_TRANSFER_ENCODING", ""))
+        if problem is not None:
+            return refusal(*problem)
         return self.get_response(request)
+
+
+def body_problem(declared: str, transfer_encoding: str) -> tuple[int, str] | None:
+    """(411 or 413, why) for a body that must not be read, or None."""
+    limit: int = settings.REQUEST_MAX_BYTES
+    if "chunked" in transfer_encoding.lower() and not declared:
+        return 411, "send the body with a Content-Length (chunked bodies are refused)"
+    if declared and (not (declared.isascii() and declared.isdigit()) or int(declared[:20]) > limit):
+        return 413, (
+            f"the request is {declared[:20]} bytes; the limit is {limit} bytes "
+            f"(a bot upload may be at most {settings.BOT_UPLOAD_MAX_BYTES} bytes)"
+        )
+    return None
 
 
 def refusal(status: int, message: str) -> HttpResponse:
@@ -47,6 +59,33 @@ def refusal(status: int, message: str) -> HttpResponse:
     response = JsonResponse({"detail": message}, status=status)
     response["Connection"] = "close"
     return response
+
+
+class BodySizeGuard:
+    """The same refusal for the ASGI server, before the body is read: Django's ASGI handler
+    reads a whole body (to a temporary file past FILE_UPLOAD_MAX_MEMORY_SIZE) before any
+    middleware runs, so RequestSizeMiddleware would come too late there."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {name.lower(): value.decode("latin-1") for name, value in scope["headers"]}
+            declared = headers.get(b"content-length", "")
+            problem = body_problem(declared, headers.get(b"transfer-encoding", ""))
+            if problem is not None:
+                await send_refusal(send, *problem)
+                return
+        await self.app(scope, receive, send)
+
+
+async def send_refusal(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"detail": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 class CappedMemoryUploadHandler(FileUploadHandler):

@@ -247,6 +247,10 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Static files collected into STATIC_ROOT (the image and scripts/run do so) are served by
+# the app server itself, compressed and cached, under WSGI and ASGI alike (docs/deploy.md).
+if STATIC_ROOT.is_dir():
+    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The REST API (tournaments.api; docs/api.md): token and session sign-in, everyone reads

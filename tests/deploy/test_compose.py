@@ -67,7 +67,7 @@ def test_compose_refuses_to_start_without_a_secret_key() -> None:
 
 
 def test_it_runs_web_workers_beat_redis_and_postgres(config: dict[str, Any]) -> None:
-    assert set(config["services"]) == {"migrate", *APP_SERVICES, "redis", "postgres"}
+    assert set(config["services"]) == {"migrate", "proxy", *APP_SERVICES, "redis", "postgres"}
     assert config["services"]["redis"]["image"].startswith("redis:")
     assert config["services"]["postgres"]["image"].startswith("postgres:")
     assert "gunicorn" in config["services"]["web"]["command"]
@@ -76,7 +76,7 @@ def test_it_runs_web_workers_beat_redis_and_postgres(config: dict[str, Any]) -> 
 
 
 def test_every_long_running_service_has_a_health_check(config: dict[str, Any]) -> None:
-    for name in (*APP_SERVICES, "redis", "postgres"):
+    for name in ("proxy", *APP_SERVICES, "redis", "postgres"):
         assert config["services"][name]["healthcheck"]["test"], name
 
 
@@ -115,3 +115,16 @@ def test_data_lives_in_named_volumes(config: dict[str, Any]) -> None:
 def test_every_variable_compose_reads_is_listed_in_env_example() -> None:
     used = set(re.findall(r"\$\{([A-Z_]+)", (ROOT / "docker-compose.yml").read_text()))
     assert used - listed_in_env_example() == set()
+
+
+def test_only_the_buffering_proxy_is_published_in_front_of_web(config: dict[str, Any]) -> None:
+    proxy, web = config["services"]["proxy"], config["services"]["web"]
+    assert proxy["image"].startswith("nginx:")
+    assert ("./deploy/nginx.conf", "/etc/nginx/nginx.conf") in mounts(proxy) or any(
+        target == "/etc/nginx/nginx.conf" and source.endswith("deploy/nginx.conf")
+        for source, target in mounts(proxy)
+    )
+    assert [port["target"] for port in proxy["ports"]] == [8080]
+    assert "ports" not in web
+    assert "--config=python:tournaments.webserver" in web["command"]
+    assert web["environment"]["DJANGO_TRUSTED_PROXIES"] == "1"

@@ -33,9 +33,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(folder: Path, workers: int = 3, **env: str) -> Iterator[int]:
+def gunicorn(folder: Path, workers: int = 3, main_job: bool = False, **env: str) -> Iterator[int]:
     """A gunicorn with ``workers`` processes on the test database; yields its port.
-    Its temporary files go to ``folder / "tmp"``."""
+    Its temporary files go to ``folder / "tmp"``. ``main_job``: with the configuration
+    scripts/run and docker-compose serve with (tournaments.webserver), else WSGI threads."""
     database = connection.settings_dict
     url = f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
     tmp = folder / "tmp"
@@ -50,9 +51,13 @@ def gunicorn(folder: Path, workers: int = 3, **env: str) -> Iterator[int]:
         **env,
     }
     log = open(folder / "gunicorn.log", "wb")  # noqa: SIM115
-    command = [sys.executable, "-m", "gunicorn", "tournaments.wsgi:application"]
+    command = [sys.executable, "-m", "gunicorn", "--workers", str(workers)]
+    if main_job:
+        command += ["--config", "python:tournaments.webserver"]
+    else:
+        command += ["tournaments.wsgi:application", "--timeout", "120"]
     process = subprocess.Popen(
-        [*command, "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--timeout", "120"],
+        [*command, "--bind", f"127.0.0.1:{port}"],
         cwd=ROOT,
         env=environment,
         stdout=log,
