@@ -16,25 +16,31 @@ about 5% of a match) plays house bots, in interleaved rounds, with:
   matches, none serving two seatings of one match; the pool's hits and misses are
   printed (the warm-up match fills it, as a worker's first matches do).
 
-On cgroup v1 every container sits under /docker, which weighs as much as one host
-process: on a busy host the bots together get one process's share of the CPU while local
-bots get one each. ``--bot-shares N`` puts the containers in a cgroup of the bench's own
-of weight N instead (docs/sandbox.md, "CPU under load").
+On cgroup v1 the engine puts every container under /docker, which weighs as much as one
+host process: on a busy host the bots together got one process's share of the CPU while
+local bots get one each. The backend now puts them in a cgroup of their own
+(``cardjudge-bots``, weight ``JUDGE_BOT_CPU_SHARES``, default 4096); ``--bot-shares N``
+sets that weight, 0 leaves them under /docker (docs/sandbox.md, "CPU under load").
+``--load N`` keeps N host processes spinning through the run (a loaded machine, made
+the same way every time); ``--modes`` picks the Docker lifecycles measured beside local.
 
 Printed per game and mode: matches per minute, the ratio to local, and the share of the
 worker's wall time spent blocked starting bots and closing them (the final wait until a
-match's containers are gone included). Goal: docker >= 0.7x local, start/stop
-<= 25%. The machine's load average is printed too (the figures move with it).
+match's containers are gone included). Goals: warm and reuse >= 0.7x local with
+start/stop <= 25%; pool >= 0.9x local. The machine's load average is printed too (the
+figures move with it).
 
-Run: ``python -m bench.bench_throughput [--rounds R] [--games G] [--bot-shares N]``
-(about 12 minutes at the default 4 rounds on a busy machine).
+Run: ``python -m bench.bench_throughput [--rounds R] [--games G] [--bot-shares N]
+[--load N] [--modes "docker pool,..."]`` (about 12 minutes for every mode at the default 4
+rounds on a busy machine; ``--modes "docker pool" --load 4`` about 6).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
+import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -48,6 +54,8 @@ from tournaments import runner
 
 GAMES = (("oceans11", 2), ("bigtwo", 4), ("fifteen35", 6))
 MODES = ("local", "docker fresh", "docker warm", "docker reuse", "docker pool")
+#: A host process that spins until killed (``--load``).
+SPIN = [sys.executable, "-c", "while True: pass"]
 
 
 @dataclass
@@ -105,11 +113,11 @@ def play_one(
 
 def measure(rounds: int, games: int, backends: dict[str, tuple[Backend, runner.Lifecycle]]) -> None:
     for game, players in GAMES:
-        tallies = {mode: Tally() for mode in MODES}
+        tallies = {mode: Tally() for mode in backends}
         for backend, lifecycle in backends.values():  # warm-up: images, caches, imports
             play_one(plan(game, players, 1, games), backend, lifecycle)
         for round_ in range(rounds):
-            for mode in MODES:
+            for mode in backends:
                 backend, lifecycle = backends[mode]
                 tallies[mode].add(
                     *play_one(plan(game, players, 100 + round_, games), backend, lifecycle)
@@ -128,28 +136,16 @@ def report(game: str, players: int, tallies: dict[str, Tally]) -> None:
             f"  start {tally.start / tally.wall:6.1%}  stop {tally.stop / tally.wall:6.1%}"
             f"  start+stop {share:6.1%}  per match {1000 * tally.wall / tally.matches:7.0f} ms"
         )
-    for mode in ("docker warm", "docker reuse", "docker pool"):
+    for mode in [m for m in ("docker warm", "docker reuse") if m in tallies]:
         tally = tallies[mode]
         ratio = tally.per_minute / local
         share = (tally.start + tally.stop) / tally.wall
         verdict = "met" if ratio >= 0.7 and share <= 0.25 else "MISSED"
         print(f"  goal {mode} >= 0.7x local, start+stop <= 25%: {verdict}")
-
-
-def cgroup_parent(name: str, shares: int) -> str:
-    """A cgroup (v1) of the bench's own for the containers, of CPU weight ``shares`` (a
-    host process has 1024); its path for the engine."""
-    folder = Path("/sys/fs/cgroup/cpu") / name
-    folder.mkdir(exist_ok=True)
-    (folder / "cpu.shares").write_text(str(shares))
-    return f"/{name}"
-
-
-def remove_cgroup(name: str) -> None:
-    """The bench's cgroup folders, in every hierarchy the engine made them (when empty)."""
-    for folder in Path("/sys/fs/cgroup").glob(f"*/{name}"):
-        with contextlib.suppress(OSError):
-            folder.rmdir()
+    if "docker pool" in tallies:
+        ratio = tallies["docker pool"].per_minute / local
+        verdict = "met" if ratio >= 0.9 else "MISSED"
+        print(f"  goal docker pool >= 0.9x local: {verdict} ({ratio:.2f}x)")
 
 
 def main() -> None:
@@ -159,31 +155,52 @@ def main() -> None:
     parser.add_argument(
         "--bot-shares",
         type=int,
+        default=None,
+        help="the bots' cgroup's CPU weight (default: the backend's; 0: the engine's /docker)",
+    )
+    parser.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help=f"comma-separated, local always included (default: {','.join(MODES)})",
+    )
+    parser.add_argument(
+        "--load",
+        type=int,
         default=0,
-        help="put the containers in a cgroup (v1, root) of this CPU weight (0: /docker)",
+        help="host processes spinning at nice 0 through the run (a loaded machine)",
     )
     args = parser.parse_args()
-    parent = cgroup_parent("cardjudge-bench", args.bot_shares) if args.bot_shares else None
+    modes = ["local", *[m for m in args.modes.split(",") if m in MODES and m != "local"]]
+    spinners = [subprocess.Popen(SPIN) for _ in range(args.load)]
+    try:
+        run(args, modes)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+def run(args: argparse.Namespace, modes: list[str]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotASandboxWarning)
         local = LocalBackend()
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
-        docker = DockerBackend(pipe_root=Path(folder) / "pipes", cgroup_parent=parent)
-        backends: dict[str, tuple[Backend, runner.Lifecycle]] = {
+        docker = DockerBackend(pipe_root=Path(folder) / "pipes", bot_shares=args.bot_shares)
+        every: dict[str, tuple[Backend, runner.Lifecycle]] = {
             "local": (local, "fresh"),
             "docker fresh": (docker, "fresh"),
             "docker warm": (docker, "warm"),
             "docker reuse": (docker, "reuse"),
             "docker pool": (docker, "pool"),
         }
-        print(f"containers' cgroup parent: {parent or 'the engine default'}")
+        backends = {mode: every[mode] for mode in modes}
+        print(f"host processes spinning: {args.load}")
+        print(f"containers' cgroup parent: {docker.cgroup_parent or 'the engine default'}")
         print(f"load average at start: {load()}")
         measure(args.rounds, args.games, backends)
         print(f"pool: {docker.pool.hits} containers taken from it, {docker.pool.misses} started")
         docker.pool.close()
         print(f"load average at end: {load()}")
-    if parent:
-        remove_cgroup("cardjudge-bench")
 
 
 def load() -> str:

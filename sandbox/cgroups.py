@@ -68,3 +68,19 @@ def _write(path: Path, text: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def weighted_parent(name: str, shares: int) -> str | None:
+    """A cgroup (v1, the engine's cgroupfs driver) for bot containers weighing ``shares``
+    (a host process weighs 1024), made or re-weighted now; its path for the engine, or
+    None where this process cannot make one (cgroup v2, no root, no host cgroups)."""
+    cpu = ROOT / "cpu"
+    if not (cpu / "cpu.shares").exists():
+        return None
+    folder = cpu / name
+    try:
+        folder.mkdir(exist_ok=True)
+        (folder / "cpu.shares").write_text(str(shares))
+    except OSError:
+        return None
+    return f"/{name}"

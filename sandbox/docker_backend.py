@@ -96,6 +96,26 @@ SEAT_LABEL: Final = "cardjudge.seat"  # the seat's pipe folder, if any
 SUPERVISOR_LABEL: Final = "cardjudge.supervisor"
 
 
+#: The cgroup every bot container goes under (cgroup v1; ``DockerBackend(bot_shares=)``).
+BOTS_CGROUP: Final = "cardjudge-bots"
+#: Its CPU weight: four busy host processes' worth (a host process weighs 1024). Under the
+#: engine's /docker, all containers together weigh one process (docs/sandbox.md).
+BOT_SHARES: Final = 4096
+
+
+def bot_shares_from_env() -> int:
+    """JUDGE_BOT_CPU_SHARES (0: the engine's own parent), else ``BOT_SHARES``."""
+    text = os.environ.get("JUDGE_BOT_CPU_SHARES", "").strip()
+    if not text:
+        return BOT_SHARES
+    if not text.isdigit() or not (int(text) == 0 or 2 <= int(text) <= 262_144):
+        raise ValueError(
+            f"JUDGE_BOT_CPU_SHARES={text!r}: give a CPU weight from 2 to 262144 "
+            "(a host process weighs 1024), or 0 for the engine's default cgroup"
+        )
+    return int(text)
+
+
 class SandboxError(RuntimeError):
     """The sandbox cannot run bots (no engine, no image, an engine error): not the bot's
     fault, worth retrying once the cause is fixed."""
@@ -150,12 +170,16 @@ class DockerBackend:
         build_limits: BuildLimits | None = None,
         cgroup_parent: str | None = None,
         pool_limits: PoolLimits | None = None,
+        bot_shares: int | None = None,
     ) -> None:
         self.grace_s = grace_s
-        #: The engine's cgroup parent for every container (JUDGE_CGROUP_PARENT; None: the
-        #: engine's default, /docker). See docs/sandbox.md, "CPU under load".
-        self.cgroup_parent = cgroup_parent or os.environ.get("JUDGE_CGROUP_PARENT") or None
         self.client = client or connect()
+        #: The engine's cgroup parent for every container: JUDGE_CGROUP_PARENT, else one
+        #: of ``bot_shares`` CPU weight where it can be made, else the engine's default
+        #: (/docker). See docs/sandbox.md, "CPU under load".
+        self.cgroup_parent = cgroup_parent or os.environ.get("JUDGE_CGROUP_PARENT") or None
+        if self.cgroup_parent is None:
+            self.cgroup_parent = self._weighted_parent(bot_shares)
         self.image = image or os.environ.get("JUDGE_BOT_IMAGE", DEFAULT_IMAGE)
         if isinstance(pipe_root, FromEnvironment):
             pipe_root = pipe_root_from_env()
@@ -176,6 +200,21 @@ class DockerBackend:
         self._supervised_images: dict[str, bool] = {}
         if clean:
             remove_leftovers(self.client)
+
+    def _weighted_parent(self, shares: int | None) -> str | None:
+        """The bots' own cgroup, weighing ``shares`` (JUDGE_BOT_CPU_SHARES, default
+        ``BOT_SHARES``; 0: none), on an engine with the cgroupfs driver on cgroup v1."""
+        if shares is None:
+            shares = bot_shares_from_env()
+        if not shares:
+            return None
+        try:
+            info = self.client.info()
+        except docker.errors.DockerException:
+            return None
+        if info.get("CgroupDriver") != "cgroupfs" or str(info.get("CgroupVersion")) != "1":
+            return None
+        return cgroups.weighted_parent(BOTS_CGROUP, shares)
 
     def image_of(self, runtime: Runtime) -> str:
         """The image a runtime's bots run (and build) in; SandboxError if it is missing."""

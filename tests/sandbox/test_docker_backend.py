@@ -12,7 +12,14 @@ import pytest
 
 from sandbox import docker_backend, seccomp
 from sandbox.channel import ChannelClosed
-from sandbox.docker_backend import BadBotCode, DockerBackend, SandboxError
+from sandbox.docker_backend import (
+    BOT_SHARES,
+    BOTS_CGROUP,
+    BadBotCode,
+    DockerBackend,
+    SandboxError,
+    bot_shares_from_env,
+)
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart, start_many
 from tests.sandbox.attacks import harness
@@ -93,6 +100,10 @@ def test_every_container_is_hardened(tmp_path: Path) -> None:
     assert host["LogConfig"]["Type"] == "none"
     assert host["Memory"] == host["MemorySwap"] == 200 << 20
     assert host["NanoCpus"] == 500_000_000 and host["CpuShares"] == 512
+    # The bots' own cgroup, weighing four host processes (not /docker's one: "CPU under
+    # load" in docs/sandbox.md): the engine here is cgroupfs on cgroup v1.
+    assert host["CgroupParent"] == f"/{BOTS_CGROUP}"
+    assert Path(f"/sys/fs/cgroup/cpu/{BOTS_CGROUP}/cpu.shares").read_text().strip() == "4096"
     assert host["PidsLimit"] == 32
     ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
     assert ulimits == {"nofile": (40, 40), "fsize": (3 << 20, 3 << 20), "core": (0, 0)}
@@ -246,3 +257,13 @@ def test_the_pipe_root_comes_from_the_environment(
 
 def test_no_container_of_these_tests_is_left() -> None:
     assert harness.leftovers_of_this_run() == []
+
+
+def test_the_bots_cpu_weight_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGE_BOT_CPU_SHARES", "0")
+    assert bot_shares_from_env() == 0
+    monkeypatch.setenv("JUDGE_BOT_CPU_SHARES", "lots")
+    with pytest.raises(ValueError, match="JUDGE_BOT_CPU_SHARES='lots': give a CPU weight"):
+        bot_shares_from_env()
+    monkeypatch.delenv("JUDGE_BOT_CPU_SHARES")
+    assert bot_shares_from_env() == BOT_SHARES == 4096

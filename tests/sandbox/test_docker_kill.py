@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from sandbox import cgroups
+from sandbox.channel import ChannelClosed
 from sandbox.docker_backend import DockerBackend
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart
@@ -112,6 +114,23 @@ def test_no_container_is_left_after_a_match_with_a_starving_bot(
     assert all(processes(ident) <= 1 for ident in pooled)  # only idle supervisors
     assert backend.pool.close(ENDED_S)
     assert within(ENDED_S, lambda: harness.leftovers_of_this_run() == [])
+
+
+def test_the_cgroup_kill_ends_a_container_without_the_engine(tmp_path: Path) -> None:
+    """``sandbox.cgroups`` finds the container's cgroup (here, on the host, as root) and
+    ends every process in it: the bot's output ends with no engine call."""
+    folder = harness.source_folder(tmp_path, "sleeper", "import time\ntime.sleep(600)\n")
+    label = harness.label("cgroup-kill")
+    channel = harness.pipe_backend().start(folder, label=label, limits=LIMITS)
+    try:
+        (ident,) = harness.containers_labelled(label)
+        parent = harness.client().api.inspect_container(ident)["HostConfig"]["CgroupParent"]
+        assert cgroups.kill_all(ident, parent or None)
+        with pytest.raises(ChannelClosed):
+            channel.recv(time.monotonic() + ENDED_S)
+    finally:
+        channel.close()
+    assert within(ENDED_S, lambda: harness.containers_labelled(label) == [])
 
 
 def test_no_container_of_these_tests_is_left() -> None:
