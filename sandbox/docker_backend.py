@@ -678,10 +678,14 @@ def _kill(container: Container) -> None:
 
 
 def _end_processes(container: Container) -> None:
-    """Kill every process of the container through its cgroup, where the worker sees it."""
-    parent = (container.attrs.get("HostConfig") or {}).get("CgroupParent") or None
-    if container.id:
-        cgroups.kill_all(str(container.id), parent)
+    """Kill every process of the container through its cgroup, where the worker sees it
+    (a container known only from a listing, without its settings: in either parent the
+    backend uses by default)."""
+    host = container.attrs.get("HostConfig")
+    parents = [host.get("CgroupParent") or None] if host else [f"/{BOTS_CGROUP}", None]
+    for parent in parents:
+        if container.id and cgroups.kill_all(str(container.id), parent):
+            return
 
 
 def pack_code(code: Path) -> bytes:

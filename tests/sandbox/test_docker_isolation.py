@@ -3,9 +3,10 @@ next container): attacks/plant.py reads every channel we know of, then plants a 
 in each (PID 1's resource limits, nice, scheduling policy, affinity and I/O priority;
 its own, which its children would inherit; files in every folder it may write; SysV IPC
 and POSIX message queues; /dev/shm; a daemon on an abstract unix socket), and the next
-seating must find none of it and start from exactly the same state. In a pooled
-container (two seatings of one container are what two matches of the pool are) and in
-fresh containers, for a bot of every runtime image (the probe is Python, started by a bot
+seating must find none of it and start from exactly the same state. In every lifecycle
+(a pooled container: two seatings of one container are what two matches of the pool
+are; a reused one; fresh containers, started ahead or not), for a bot of every runtime
+image (the probe is Python, started by a bot
 of each language: attacks/runtimes.py)."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from sandbox.channel import Channel
-from sandbox.docker_backend import DockerBackend
+from sandbox.docker_backend import DockerBackend, WarmChannel
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart
 from sandbox.pool import PoolLimits
@@ -66,7 +67,40 @@ def _seating(start: Callable[[], Channel]) -> dict[str, Any]:
         channel.close()
 
 
-LIFECYCLES = {"pool": two_seatings_pooled, "fresh": two_seatings_fresh}
+def two_seatings_reused(folder: Path, name: str) -> list[dict[str, Any]]:
+    """The reports of two seatings of one match in one reused container (``reuse``)."""
+    backend = harness.pipe_backend()
+    container = backend.start_reused(folder, label=harness.label(name), limits=Limits())
+    try:
+        return [_seating(container.spawn) for _ in range(2)]
+    finally:
+        assert not container.broken
+        container.close()
+        assert container.wait_removed(60)
+
+
+def two_seatings_warm(folder: Path, name: str) -> list[dict[str, Any]]:
+    """The reports of two seatings in containers started ahead (``warm``)."""
+    backend = harness.pipe_backend()
+    started: list[WarmChannel] = []
+
+    def start() -> Channel:
+        channel = backend.prestart(folder, label=harness.label(name), limits=Limits())
+        started.append(channel)
+        channel.go()
+        return channel
+
+    reports = [_seating(start) for _ in range(2)]
+    assert all(channel.wait_removed(60) for channel in started)  # removed in the background
+    return reports
+
+
+LIFECYCLES = {
+    "pool": two_seatings_pooled,
+    "fresh": two_seatings_fresh,
+    "reuse": two_seatings_reused,
+    "warm": two_seatings_warm,
+}
 
 
 @pytest.mark.parametrize("lifecycle", sorted(LIFECYCLES))
@@ -92,7 +126,7 @@ def test_nothing_planted_in_one_seating_reaches_the_next(
     assert found["socket"].startswith("refused"), found
     assert found["processes"] == [], found
     assert str(first["secret"]) not in repr(second)
-    if lifecycle == "pool":  # its IPC namespace lives on: nothing can be made in it
+    if lifecycle in ("pool", "reuse"):  # its IPC namespace lives on: nothing can be made
         made = first["planted"]["ipc"]  # semget: 0 semaphores a set (EINVAL), others ENOSPC
         assert set(made.values()) <= {"No space left on device", "Invalid argument"}, made
 

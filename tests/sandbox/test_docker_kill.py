@@ -90,7 +90,7 @@ def test_a_pooled_starving_bot_is_ended_within_seconds(tmp_path: Path, language:
     assert within(ENDED_S, lambda: harness.containers_labelled(label) == [])
 
 
-@pytest.mark.parametrize("lifecycle", ["pool", "fresh"])
+@pytest.mark.parametrize("lifecycle", runner.LIFECYCLES)
 def test_no_container_is_left_after_a_match_with_a_starving_bot(
     lifecycle: runner.Lifecycle,
 ) -> None:
