@@ -13,6 +13,7 @@ from judge import games
 from judge.bots import policies
 from judge.games import game_class
 from tournaments import boundedjson, names, services
+from tournaments.api.serializers import MAX_PARTICIPANTS
 from tournaments.models import Bot, BotVersion
 
 
@@ -101,6 +102,16 @@ class TournamentForm(forms.Form):
         """The values of every participant the form offers (bots and house bots)."""
         groups = cast(list[tuple[str, list[tuple[str, str]]]], self.participant_groups)
         return {value for _, group in groups for value, _ in group}
+
+    def clean_participants(self) -> list[str]:
+        """At most MAX_PARTICIPANTS, as through the API: the table, its head-to-head and
+        its fit grow with the square of the entrants, and every page view reads them."""
+        chosen: list[str] = self.cleaned_data["participants"]
+        if len(chosen) > MAX_PARTICIPANTS:
+            raise forms.ValidationError(
+                f"{len(chosen)} entrants; a tournament takes at most {MAX_PARTICIPANTS}"
+            )
+        return chosen
 
     def clean_options(self) -> dict[str, Any]:
         text = self.cleaned_data["options"].strip()
