@@ -34,8 +34,8 @@ def configure(bench: str, broker: str, sandbox: str) -> None:
     os.environ["CELERY_BROKER_URL"] = broker
     os.environ["JUDGE_SANDBOX"] = sandbox
     os.environ["JUDGE_HOUSE_BOTS"] = "sandbox"
-    # Throughput benches keep every worker busy (tournaments.dispatch's slots).
-    os.environ.setdefault("TOURNAMENT_SLOTS", "16")
+    # Throughput benches keep every worker process busy (no process kept idle for checks).
+    os.environ.setdefault("INTERACTIVE_RESERVE", "0")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
     warnings.filterwarnings("ignore", message="the local backend runs bots")
     django.setup()
@@ -63,14 +63,20 @@ def scratch_database(keep: str = "") -> Iterator[str]:
 
 @contextmanager
 def worker(
-    name: str, database_url: str, folder: Path, env: dict[str, str] | None = None
+    name: str,
+    database_url: str,
+    folder: Path,
+    env: dict[str, str] | None = None,
+    processes: int = 1,
+    kill: bool = False,
 ) -> Iterator[None]:
-    """A Celery worker process (one process, prefetch 1) logging to ``folder/name.log``,
-    ready when this yields, stopped by its PID afterwards. ``env`` adds to this process's."""
+    """A Celery worker (``processes`` processes, prefetch 1) logging to ``folder/name.log``,
+    ready when this yields, stopped by its PID afterwards (``kill``: at once, not after
+    the work it holds). ``env`` adds to this process's."""
     log = folder / f"{name}.log"
     command = [
         sys.executable, "-m", "celery", "-A", "tournaments", "worker", "--hostname",
-        f"{name}@%h", "--pool", "prefork", "--concurrency", "1", "--prefetch-multiplier",
+        f"{name}@%h", "--pool", "prefork", "--concurrency", str(processes), "--prefetch-multiplier",
         "1", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO",
     ]  # fmt: skip
     environment = {**os.environ, "DATABASE_URL": database_url, **(env or {})}
@@ -88,7 +94,7 @@ def worker(
         yield
     finally:
         if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
+            os.killpg(process.pid, signal.SIGKILL if kill else signal.SIGTERM)
         try:
             process.wait(timeout=60)
         except subprocess.TimeoutExpired:

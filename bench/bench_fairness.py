@@ -1,159 +1,284 @@
-"""Fair scheduling: how long a small user waits while another floods the judge.
+"""The scheduler under a flood: how long another person waits for a check and a quick match.
 
-One user starts a big round robin (Big Two, the seed bots, 60 matches). Once it is under
-way, a second user uploads a new version (its check) and starts a 4-match tournament. The
-figure is the small user's wait counted in matches: the flood's matches that started
-after the request and before the check was claimed (or before the small tournament's
-last match started). Two workers (one process each) play, first with the service's fair
-scheduling (TOURNAMENT_SLOTS=1: one process always free for the interactive queue, slots
-shared by owner), then, as the baseline in the same run, with every task in one FIFO
-queue, as before tournaments.dispatch.
+The flood of issue 28, on the main job's shape (one worker of 3 processes, the local
+sandbox unless ``--sandbox docker``):
 
-Run: ``python -m bench.bench_fairness [--sandbox docker|local]`` (a few minutes). It
-makes its own PostgreSQL database (dropped at the end) and empties Redis db 10.
+- a *flooder* uploads ``--slow-checks`` versions of a bot that takes 0.85 s a move (each
+  check then takes minutes) and asks ``--quick`` quick matches of 10 games with it;
+- three *organisers* each run a round robin of 23 bots (253 matches each);
+- a *newcomer* then, every ``--every`` seconds for ``--minutes``, uploads a new version of
+  an ordinary bot (its check) and asks a one-game quick match.
+
+Printed per persona: the newcomer's check (upload to verdict) and quick match (request to
+start) waits, p50 and p95; the tournaments' matches in flight at most and played per
+minute; the flooder's checks and quick matches begun. Two phases in one run: the service's
+scheduler as configured (INTERACTIVE_RESERVE=1, owner cap: half of the rest), and the
+baseline, the same dispatcher with no process kept idle and no cap per owner
+(INTERACTIVE_RESERVE=0, INTERACTIVE_OWNER_CAP=1000): interactive work first, owners in turn,
+as a plain priority queue would do it.
+
+Run: ``python -m bench.bench_fairness [--minutes 4] [--processes 3]`` (about twice
+``--minutes`` plus a minute or two). It makes its own PostgreSQL database (dropped at the
+end) and empties Redis db 10.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
+import statistics
 import tempfile
+import threading
 import time
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import redis
 
-from bench._service import ROOT, configure, scratch_database, worker
+from bench._service import configure, scratch_database, worker
 
 BROKER = "redis://127.0.0.1:6379/10"
 GAME = "bigtwo"
-FLOOD_ROUNDS = 10  # 6 matches a round with the four seed bots
-SMALL_ROUNDS = 4  # two bots: 4 matches
-TIMEOUT_S = 1800.0
+ORGANISERS = 3
+ENTRANTS = 23  # a round robin of 23 at tables of 2: 253 matches
+SLOW_MOVE_S = 0.85
+BOT = """\
+import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "act":
+        time.sleep(%(delay)s)
+        print(json.dumps({"type": "action", "action": 0}), flush=True)
+    elif message["type"] == "match_over":
+        break
+# %(tag)s
+"""
 
 
-def wait(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT_S
-    while not condition():
-        if time.monotonic() > deadline:
-            sys.exit(f"timed out waiting for {what}; see the worker logs")
-        time.sleep(0.05)
+def version(owner: Any, name: str, delay: float, status: str = "accepted") -> Any:
+    """A version of ``owner``'s bot ``name`` (a new one each call: the tag differs)."""
+    from tournaments import services
+    from tournaments.models import Bot, BotVersion, bundle_code
+
+    bot, _ = Bot.objects.get_or_create(owner=owner, game=GAME, name=name)
+    tag = f"{time.time_ns()}"
+    code, digest = bundle_code({"main.py": (BOT % {"delay": delay, "tag": tag}).encode()})
+    return services.add_version(bot, code, digest, BotVersion.Status(status))
 
 
-def started(tournament_id: int) -> int:
-    from tournaments.models import Match
+def upload(owner: Any, name: str, delay: float) -> Any:
+    """A new version uploaded as a person does: stored pending, its check queued."""
+    from django.db import transaction
 
-    return Match.objects.filter(tournament_id=tournament_id, started_at__isnull=False).count()
+    from tournaments.api import actions
+    from tournaments.models import Bot, bundle_code
+    from tournaments.uploads import Bundle
+
+    bot, _ = Bot.objects.get_or_create(owner=owner, game=GAME, name=name)
+    source = BOT % {"delay": delay, "tag": time.time_ns()}
+    code, digest = bundle_code({"main.py": source.encode()})
+    with transaction.atomic():
+        made, _ = actions.upload_version(bot, Bundle(files={}, code=code, content_hash=digest))
+    return made
 
 
-def start(owner: Any, name: str, entrants: list[Any], rounds: int) -> int:
+def quick(owner: Any, seat: Any, games: int) -> Any:
+    from django.db import transaction
+
+    from tournaments.api import actions
+
+    with transaction.atomic():
+        return actions.request_quick_match(seat, [], ["random"], games, requested_by=owner)
+
+
+def flood(tag: str, slow_checks: int, quick_matches: int) -> tuple[Any, list[int]]:
+    """The flooder's checks and quick matches, then the organisers' tournaments."""
+    from django.contrib.auth.models import User
     from django.db import transaction
 
     from tournaments import services
 
-    tournament = services.create_tournament(
-        owner, name, GAME, entrants, table_size=2, rounds=rounds, seed=5
-    )
-    with transaction.atomic():
-        services.start_tournament(tournament.pk)
-    return tournament.pk
+    flooder = User.objects.create(username=f"flooder-{tag}")
+    slow = version(flooder, "slow", SLOW_MOVE_S)
+    for _ in range(slow_checks):
+        upload(flooder, "slow", SLOW_MOVE_S)
+    for _ in range(quick_matches):
+        quick(flooder, slow, 10)
+    cups = []
+    for n in range(ORGANISERS):
+        owner = User.objects.create(username=f"organiser{n}-{tag}")
+        entrants = [version(owner, f"entrant{i}", 0.01) for i in range(ENTRANTS)]
+        cup = services.create_tournament(owner, f"cup {n}", GAME, entrants, table_size=2)
+        with transaction.atomic():
+            services.start_tournament(cup.pk)
+        cups.append(cup.pk)
+    return flooder, cups
 
 
-def fifo(on: bool) -> None:
-    """Send everything, in order, to one queue (the baseline), or restore the service's way."""
-    from django.conf import settings
+class Watch(threading.Thread):
+    """Polls the tournaments' matches running, as the newcomer probes."""
 
-    from tournaments import checks, dispatch
+    def __init__(self, cups: list[int]) -> None:
+        super().__init__(daemon=True)
+        self.cups = cups
+        self.most = 0
+        self.stopped = threading.Event()
 
-    if on:
-        settings.TOURNAMENT_SLOTS = 10**6
-        dispatch.INTERACTIVE = dispatch.TOURNAMENTS
-        checks.check_version.delay = lambda version_id: checks.check_version.apply_async(  # type: ignore[method-assign]
-            (version_id,), queue=dispatch.TOURNAMENTS
-        )
-    else:
-        settings.TOURNAMENT_SLOTS = 1
-        dispatch.INTERACTIVE = "interactive"
-        checks.check_version.__dict__.pop("delay", None)
+    def run(self) -> None:
+        from django.db import connection
+
+        from tournaments.models import Match
+
+        running = Match.objects.filter(tournament_id__in=self.cups, status="running")
+        while not self.stopped.wait(0.2):
+            self.most = max(self.most, running.count())
+        connection.close()
 
 
-def phase(label: str, db: str, folder: Path) -> tuple[int, int]:
-    """The flood's matches started ahead of the check, and ahead of the small tournament."""
-    from django.contrib.auth.models import User
+def probe(newcomer: Any, seat: Any, every: float, minutes: float) -> tuple[list[float], ...]:
+    """The newcomer's check and quick match waits (seconds), one pair every ``every``."""
     from django.utils import timezone
 
-    from tournaments.api import actions
-    from tournaments.management.commands import _seeds
-    from tournaments.models import Bot, BotVersion, Match, bundle_code
-    from tournaments.uploads import Bundle
+    from tournaments.models import BotVersion, Match
 
+    checks, quicks = [], []
+    pending: list[tuple[Any, float]] = []
+    asked: list[Any] = []
+    end = time.monotonic() + minutes * 60
+    while time.monotonic() < end:
+        pending.append((upload(newcomer, "newcomer", 0.0), time.monotonic()))
+        asked.append(quick(newcomer, seat, 1))
+        step = time.monotonic() + every
+        while time.monotonic() < step:
+            for made, since in list(pending):
+                status = BotVersion.objects.filter(pk=made.pk).values_list("status", flat=True)
+                if status[0] in (BotVersion.Status.ACCEPTED, BotVersion.Status.REJECTED):
+                    checks.append(time.monotonic() - since)
+                    pending.remove((made, since))
+            time.sleep(0.2)
+    now = timezone.now()
+    for match in Match.objects.filter(pk__in=[m.pk for m in asked]):
+        begun = match.started_at or now  # not begun yet: counted as waiting until now
+        quicks.append((begun - match.created_at).total_seconds())
+    checks += [time.monotonic() - since for _, since in pending]  # still waiting
+    return checks, quicks
+
+
+def wind_down(tag: str) -> None:
+    """Everything the phase left is ended in the database (its workers are killed)."""
+    from tournaments.models import BotVersion, Match, Worker
+
+    Match.objects.filter(status__in=("queued", "running")).update(status="cancelled")
+    BotVersion.objects.filter(status__in=("pending", "checking")).update(status="rejected")
+    Worker.objects.all().delete()
     redis.Redis.from_url(BROKER).flushdb()
-    seeds = _seeds.current_versions(GAME)
-    flooder = User.objects.create(username=f"flood-{label}")
-    small = User.objects.create(username=f"small-{label}")
-    slots = {"TOURNAMENT_SLOTS": str(10**6 if label == "fifo" else 1), "CELERY_SKIP_CHECKS": "1"}
-    with ExitStack() as workers:
-        for name in ("one", "two"):
-            workers.enter_context(worker(f"{label}-{name}", db, folder, slots))
-        flood = start(flooder, "flood", seeds, FLOOD_ROUNDS)
-        wait(lambda: started(flood) >= 3, "the flood to be under way")
 
-        bot = Bot.objects.create(owner=small, game=GAME, name=f"newcomer-{label}")
-        code, digest = bundle_code({"main.py": bytes(seeds[0].code) + f"# {label}\n".encode()})
-        before, requested = started(flood), timezone.now()
-        version, _ = actions.upload_version(bot, Bundle(files={}, code=code, content_hash=digest))
-        mine = start(small, "small", seeds[:2], SMALL_ROUNDS)
-        wait(
-            lambda: (
-                BotVersion.objects.filter(pk=version.pk)
-                .exclude(status=BotVersion.Status.PENDING)
-                .exists()
-            ),
-            "the check to be claimed",
-        )
-        check_wait = started(flood) - before
-        ours = Match.objects.filter(tournament_id=mine)
-        wait(lambda: not ours.filter(started_at__isnull=True).exists(), "the small tournament")
-        last = max(m.started_at for m in ours)
-        small_wait = Match.objects.filter(
-            tournament_id=flood, started_at__gt=requested, started_at__lt=last
-        ).count()
-        Match.objects.filter(tournament_id=flood, status="queued").update(status="cancelled")
-    return check_wait, small_wait
+
+def phase(tag: str, db: str, folder: Path, options: argparse.Namespace) -> dict[str, Any]:
+    from django.conf import settings
+    from django.contrib.auth.models import User
+
+    from tournaments import dispatch
+    from tournaments.models import BotVersion, Match
+
+    env = {"CELERY_SKIP_CHECKS": "1", "WORKER_HEARTBEAT_SECONDS": "1"}
+    if tag == "baseline":
+        env |= {"INTERACTIVE_RESERVE": "0", "INTERACTIVE_OWNER_CAP": "1000"}
+    settings.INTERACTIVE_RESERVE = int(env.get("INTERACTIVE_RESERVE", "1"))
+    settings.INTERACTIVE_OWNER_CAP = int(env.get("INTERACTIVE_OWNER_CAP", "0"))
+    with worker(f"{tag}-main", db, folder, env, options.processes, kill=True):
+        while dispatch.capacity() < options.processes:
+            time.sleep(0.1)
+        flooder, cups = flood(tag, options.slow_checks, options.quick)
+        newcomer = User.objects.create(username=f"newcomer-{tag}")
+        seat = version(newcomer, "newcomer", 0.0)
+        watch = Watch(cups)
+        watch.start()
+        began = time.monotonic()
+        before = Match.objects.filter(tournament_id__in=cups, status="done").count()
+        checks, quicks = probe(newcomer, seat, options.every, options.minutes)
+        played = Match.objects.filter(tournament_id__in=cups, status="done").count() - before
+        minutes = (time.monotonic() - began) / 60
+        watch.stopped.set()
+        starts = [
+            float(t["sandbox_start"])
+            for t in Match.objects.filter(tournament_id__in=cups, status="done")
+            .values_list("timings", flat=True)
+            .order_by("-id")[:500]
+            if t and "sandbox_start" in t
+        ]
+        flooded = {
+            "checks": BotVersion.objects.filter(bot__owner=flooder, check_sent_at__isnull=False)
+            .exclude(status="pending")
+            .count(),
+            "quick": Match.objects.filter(requested_by=flooder, started_at__isnull=False).count(),
+        }
+    wind_down(tag)
+    return {
+        "check": checks,
+        "quick": quicks,
+        "in_flight": watch.most,
+        "starts": starts,
+        "per_minute": played / minutes,
+        "flooder": flooded,
+    }
+
+
+def quantiles(waits: list[float]) -> str:
+    if not waits:
+        return "no sample"
+    ordered = sorted(waits)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return f"p50 {statistics.median(ordered):6.2f} s  p95 {p95:6.2f} s  (n={len(ordered)})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sandbox", choices=("docker", "local"), default="local")
+    parser.add_argument("--minutes", type=float, default=4.0)
+    parser.add_argument("--every", type=float, default=20.0, help="seconds between probes")
+    parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--slow-checks", type=int, default=27)
+    parser.add_argument("--quick", type=int, default=59)
     options = parser.parse_args()
-    if options.sandbox == "docker":
-        os.environ.setdefault("JUDGE_PIPE_ROOT", str(ROOT / "var" / "pipes"))
-    os.environ["TOURNAMENT_SLOTS"] = "1"
+    os.environ.setdefault("QUOTA_UPLOADS_PER_HOUR", "1000")
+    os.environ.setdefault("QUOTA_QUICK_MATCHES_PER_HOUR", "1000")
     configure("bench_fairness", BROKER, options.sandbox)
+    from django.conf import settings
+
+    settings.QUOTA_UPLOADS_PER_HOUR = settings.QUOTA_QUICK_MATCHES_PER_HOUR = 1000
+    results = {}
     with tempfile.TemporaryDirectory(prefix="bench-fairness-") as tmp, scratch_database() as db:
-        folder = Path(tmp)
-        fifo(False)
-        fair = phase("fair", db, folder)
-        fifo(True)
-        baseline = phase("fifo", db, folder)
-        fifo(False)
-    redis.Redis.from_url(BROKER).flushdb()
-    total = 6 * FLOOD_ROUNDS
+        for tag in ("scheduler", "baseline"):
+            results[tag] = phase(tag, db, Path(tmp), options)
     print(
-        f"{GAME}: one user floods with {total} matches, another checks a new version and runs "
-        f"a {SMALL_ROUNDS}-match tournament; 2 workers, {options.sandbox} sandbox, "
-        f"{os.cpu_count()} cores"
+        f"{GAME}: a flooder's {options.slow_checks} slow checks ({SLOW_MOVE_S} s a move) and "
+        f"{options.quick} quick matches of 10 games, {ORGANISERS} tournaments of "
+        f"{ENTRANTS * (ENTRANTS - 1) // 2} matches; a newcomer probes every {options.every:g} s "
+        f"for {options.minutes:g} min; one worker of {options.processes} processes, "
+        f"{options.sandbox} sandbox, {os.cpu_count()} cores"
     )
-    print("  the small user's wait, in the flood's matches started ahead of it:")
-    for name, ours, theirs in (
-        ("check", fair[0], baseline[0]),
-        ("4-match tournament", fair[1], baseline[1]),
-    ):
-        ratio = f"{theirs / ours:.1f}x fewer" if ours else "no match ahead"
-        print(f"  {name:20s} fair {ours:3d}   FIFO (baseline) {theirs:3d}   {ratio}")
+    for tag, label in (("scheduler", "scheduler"), ("baseline", "baseline (no reserve, no cap)")):
+        r = results[tag]
+        print(f"  {label}")
+        print(f"    newcomer's check, upload to verdict:   {quantiles(r['check'])}")
+        print(f"    newcomer's quick match, ask to start:  {quantiles(r['quick'])}")
+        print(
+            f"    tournaments: at most {r['in_flight']} matches in flight, "
+            f"{r['per_minute']:.1f} played a minute"
+        )
+        print(f"    tournament matches' bots started in:  {quantiles(r['starts'])}")
+        print(
+            f"    flooder: {r['flooder']['checks']} checks and {r['flooder']['quick']} quick "
+            "matches begun"
+        )
+    ours, theirs = results["scheduler"], results["baseline"]
+    for kind in ("check", "quick"):
+        if ours[kind] and theirs[kind]:
+            ratio = statistics.median(theirs[kind]) / max(statistics.median(ours[kind]), 0.01)
+            print(f"  newcomer's {kind} p50: {ratio:.1f}x shorter than the baseline's")
 
 
 if __name__ == "__main__":

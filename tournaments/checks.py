@@ -8,8 +8,9 @@ move 4)", "illegal action ... : 'Xx' is not one of the legal actions", "crashed 
 players, at start-up): ... exited with status 1" followed by the traceback from its log.
 Only the owner sees the report (it holds the bot's log).
 
-The check runs as a Celery task after the upload commits; it claims the version with a
-conditional UPDATE, so a second delivery of the same task changes nothing.
+The check waits in the database until the scheduler (tournaments.dispatch) gives its
+owner a free process, then runs as a Celery task on the interactive queue; it claims the
+version with a conditional UPDATE, so a second delivery of the same task changes nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from celery import shared_task
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -54,20 +54,21 @@ CHECK_OPPONENT = "random"
 EXIT_GRACE_S = 3.0
 #: Seconds before a check that could not run (no sandbox) is tried again.
 RETRY_AFTER_S = 30
-#: A version still pending this many seconds after its upload is sent to be checked again.
-RESEND_AFTER_S = 600
-RESEND_AT_MOST = 100
+#: A check sent this many seconds ago and still not over was lost (its worker died, or
+#: the broker lost it): it waits for a process again.
+RESEND_AFTER_S = 1800
 #: How much of the bot's log the report keeps.
 LOG_CHARS = 16 << 10
 
 
 def enqueue_check(version_id: int) -> None:
-    """Check ``version_id`` once the current transaction commits.
+    """Have ``version_id`` checked: once the current transaction commits, the scheduler
+    sends its check when its owner's turn comes (it waits pending, unsent, until then).
 
     ``robust``: when tasks run in-process and the sandbox is missing, the upload still
     succeeds (the version stays pending) instead of failing after it was stored.
     """
-    transaction.on_commit(lambda: check_version.delay(version_id), robust=True)
+    transaction.on_commit(dispatch.dispatch, robust=True)
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5)
@@ -82,29 +83,48 @@ def check_version(self: Any, version_id: int) -> str:
     try:
         report = run_check(version.bot.game, bytes(version.code), version_id, backend_maker())
     except runner.InfrastructureError as error:
-        # Not the bot's fault: leave it pending and try again later.
-        BotVersion.objects.filter(pk=version_id).update(status=BotVersion.Status.PENDING)
         log.warning("version %s: the check could not run: %s", version_id, error)
+        if error.lasting or self.request.retries >= self.max_retries:
+            # Nothing waits forever: the author reads why, and what mends it.
+            not_checked(version_id, str(error))
+            return "not checked"
+        # Not the bot's fault and maybe passing: leave it pending and try again later.
+        BotVersion.objects.filter(pk=version_id).update(status=BotVersion.Status.PENDING)
         raise self.retry(exc=error, countdown=RETRY_AFTER_S) from None
     status = BotVersion.Status.ACCEPTED if report["passed"] else BotVersion.Status.REJECTED
     BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.CHECKING).update(
         status=status, check_report=report
     )
-    if status == BotVersion.Status.ACCEPTED and settings.LADDER_ENABLED:
-        dispatch.dispatch()  # the new version joins its game's ladder now, if a slot is free
+    # Its process is free (and an accepted version joins its game's ladder).
+    dispatch.dispatch()
     return str(status)
+
+
+def not_checked(version_id: int, cause: str) -> None:
+    """End a check this server cannot run (a host fault: no runtime image, no engine):
+    the version is rejected with a report naming the cause and the fix; ``host`` in the
+    report lets the same code be uploaded again once the operator has mended it."""
+    reason = (
+        f"not checked: this server cannot run it now ({cause}). This is not your bot's "
+        "fault: once the operator has fixed it, upload the same code again"
+    )
+    report = rejected_unplayed(reason, 0.0) | {"verdict": "not checked", "host": True}
+    BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.CHECKING).update(
+        status=BotVersion.Status.REJECTED, check_report=report
+    )
+    dispatch.dispatch()
 
 
 @shared_task(acks_late=True)
 def resend_lost_checks() -> int:
-    """Periodic (beat): queue again the checks of versions left pending too long (a lost
-    message, a failed retry); checking twice changes nothing. Returns how many."""
+    """Periodic (beat): checks sent RESEND_AFTER_S ago and not over (a lost message, a
+    dead worker) wait for a process again; checking twice changes nothing. Returns how
+    many."""
     stale = timezone.now() - dt.timedelta(seconds=RESEND_AFTER_S)
-    waiting = BotVersion.objects.filter(status=BotVersion.Status.PENDING, created_at__lt=stale)
-    ids = list(waiting.order_by("id").values_list("id", flat=True)[:RESEND_AT_MOST])
-    for version_id in ids:
-        check_version.delay(version_id)
-    return len(ids)
+    lost = BotVersion.objects.filter(dispatch.CHECK_IN_FLIGHT, check_sent_at__lt=stale)
+    count = lost.update(status=BotVersion.Status.PENDING, check_sent_at=None)
+    dispatch.dispatch()
+    return count
 
 
 def backend_maker() -> Callable[[], Backend]:
@@ -173,7 +193,9 @@ def build_problem(code: bytes, backend: Callable[[], Backend]) -> str:
         except BadBotCode as error:
             return str(error)[:LOG_CHARS]
         except Exception as error:
-            raise runner.InfrastructureError(f"could not build the bot: {error!r}") from error
+            raise runner.InfrastructureError(
+                f"could not build the bot: {error}", runner.lasting_cause(error)
+            ) from error
     return ""
 
 
@@ -307,7 +329,9 @@ def probe_exit(game: str, code: bytes, backend: Callable[[], Backend]) -> dict[s
                 env=bot_environment(sandbox),
             )
         except Exception as error:
-            raise runner.InfrastructureError(f"could not start the probe: {error!r}") from error
+            raise runner.InfrastructureError(
+                f"could not start the probe: {error}", runner.lasting_cause(error)
+            ) from error
         try:
             return exchange_exit(channel, hello, over, name)
         finally:

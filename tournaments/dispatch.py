@@ -1,70 +1,218 @@
-"""Fair scheduling: which match goes to the workers next.
+"""The scheduler: which work goes to the workers next, and how much of it at once.
 
-Two Celery queues (settings.CELERY_TASK_QUEUES). ``interactive`` carries what a person
-waits for: checks of new versions, quick matches, the periodic reaper. ``tournaments``
-carries tournament matches, but never all of them: a tournament's matches wait in the
-database (queued, ``sent_at`` null) and ``dispatch`` keeps at most TOURNAMENT_SLOTS of
-them in flight (sent or running). Each free slot goes to the owner with the fewest
-matches in flight, so one user's 210 matches and another's 4 share the slots evenly; with
-TOURNAMENT_SLOTS below the number of worker processes, a process is always left for the
-interactive queue, and a check never waits behind a tournament.
+Every kind of work waits in the database and is sent to Celery only when a worker process
+is free for it, so the broker never holds a backlog that could jump a queue:
 
-The ladder (tournaments.ladder) plays in the same slots, but only in those that no waiting
-tournament match gets, and in at most LADDER_SLOTS of them: a ladder match never takes a
-slot from a tournament match that is waiting (one that starts later waits at most for the
-ladder matches already in flight to end).
+- **Capacity follows the workers.** Each worker announces itself every
+  WORKER_HEARTBEAT_SECONDS with its number of processes (``announce``, from
+  tournaments.tasks); the capacity is the sum over the workers heard from in the last three
+  beats (``capacity``). A new worker raises it at its first beat, and a worker that stops
+  beating drops out of it (a killed worker's matches come back through their leases).
+- **Interactive first, owners in turn.** Checks of new versions and quick matches go
+  first, to the ``interactive`` queue. Among the owners with some waiting, the next
+  process goes to the one with the fewest in flight, then the one served least recently
+  (round robin over owners: deficit round robin with one item per turn), and no owner holds
+  more than ``owner_cap`` of them at once, so a backlog of one person's slow checks leaves
+  processes for everybody else.
+- **Batch work leaves a reserve.** Tournament matches (owners in turn, the same rule) and
+  then the ladder go to the ``tournaments`` queue, only while INTERACTIVE_RESERVE processes
+  stay idle after them: a person's first check or quick match finds a free process at
+  once. The ladder only gets what no waiting tournament match wants.
+  TOURNAMENT_SLOTS and LADDER_SLOTS are optional caps on top (0: none).
 
-``dispatch`` runs when a tournament starts, is cancelled or resumed, when a tournament
-match ends (finished, failed, released, stopped) and from the reaper (tops up after a
-lost message or a dead worker). Concurrent calls are serialised by a lock (PostgreSQL
-advisory lock; SQLite serialises writers itself), so the slots are never overfilled.
+``dispatch`` runs whenever work arrives or ends (an upload, a quick match, a tournament
+started, cancelled or resumed, a match or check over), when a worker first announces
+itself, and from the reaper (a lost message, a dead worker). Concurrent calls are
+serialised by a lock (a PostgreSQL advisory lock; SQLite serialises writers itself), so
+the processes are never overfilled.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
+from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max, Min, Q, QuerySet
+from django.db.models import Count, Max, Min, Q, QuerySet, Sum
 from django.utils import timezone
 
 from tournaments import clocks, ladder
-from tournaments.models import Match, Tournament
+from tournaments.models import BotVersion, Match, Tournament, Worker
 
 INTERACTIVE = "interactive"
 TOURNAMENTS = "tournaments"
-#: The advisory lock held while slots are counted and filled.
+#: The advisory lock held while capacity is counted and filled.
 DISPATCH_LOCK = 0x6A756467  # "judg"
+#: Beats a worker may miss before its processes no longer count.
+LIVE_BEATS = 3
 
-#: A tournament match that was sent and may be on a worker.
+#: A match that was sent and may be on a worker.
 IN_FLIGHT = Q(status=Match.Status.RUNNING) | Q(status=Match.Status.QUEUED, sent_at__isnull=False)
+#: A check that was sent and may be on a worker.
+CHECK_IN_FLIGHT = Q(status=BotVersion.Status.CHECKING) | Q(
+    status=BotVersion.Status.PENDING, check_sent_at__isnull=False
+)
+
+Owner = int | None
+
+
+# The workers' capacity.
+
+
+def announce(name: str, processes: int, languages: list[str] | None = None) -> bool:
+    """Record that worker ``name`` is alive with ``processes`` (and, when given, the
+    languages it can run); True when that is news (a new worker, or one whose size
+    changed): the caller dispatches then."""
+    now = timezone.now()
+    known = Worker.objects.filter(name=name, seen_at__gte=live_since(now))
+    fields: dict[str, Any] = {"seen_at": now}
+    if languages is not None:
+        fields["languages"] = languages
+    if known.filter(processes=processes).update(**fields):
+        return False
+    Worker.objects.update_or_create(
+        name=name, defaults={"processes": processes, "started_at": now, **fields}
+    )
+    return True
+
+
+def withdraw(name: str) -> None:
+    """Worker ``name`` is stopping: its processes no longer count."""
+    Worker.objects.filter(name=name).delete()
+
+
+def live_since(now: dt.datetime) -> dt.datetime:
+    return now - dt.timedelta(seconds=LIVE_BEATS * settings.WORKER_HEARTBEAT_SECONDS)
+
+
+def live_workers() -> QuerySet[Worker]:
+    return Worker.objects.filter(seen_at__gte=live_since(timezone.now()))
+
+
+def capacity() -> int:
+    """Worker processes alive now. Tasks run in-process (the tests' eager mode, no worker
+    announces itself): one more than the reserve, so batch work plays one at a time."""
+    total = int(live_workers().aggregate(n=Sum("processes"))["n"] or 0)
+    if not total and _eager():
+        return settings.INTERACTIVE_RESERVE + 1
+    return total
+
+
+def languages_missing() -> list[str]:
+    """The languages (sandbox.runtimes names) no live worker can run: a check or match of
+    such a bot would end at once, so the upload page marks them. Empty when no worker is
+    alive (nothing is known then; uploads wait for one)."""
+    from sandbox.runtimes import RUNTIMES
+
+    rows = list(live_workers().values_list("languages", flat=True))
+    if not rows:
+        return []
+    runnable = {name for languages in rows for name in languages or []}
+    return [name for name in RUNTIMES if name not in runnable]
+
+
+def _eager() -> bool:
+    from tournaments.celery import app
+
+    return bool(app.conf.task_always_eager)
+
+
+def batch_limit(processes: int) -> int:
+    """Processes batch work may hold with no interactive work in flight: all but the
+    reserve (with no more processes than the reserve, one, or nothing would play)."""
+    if processes <= 0:
+        return 0
+    return max(1, processes - settings.INTERACTIVE_RESERVE)
+
+
+def owner_cap(processes: int) -> int:
+    """Interactive work one owner may have in flight: INTERACTIVE_OWNER_CAP, or by
+    default half of what the reserve leaves (at least one)."""
+    if settings.INTERACTIVE_OWNER_CAP:
+        return settings.INTERACTIVE_OWNER_CAP
+    return max(1, (processes - settings.INTERACTIVE_RESERVE) // 2)
+
+
+# What waits and what is in flight.
 
 
 def tournament_matches() -> QuerySet[Match]:
     return Match.objects.filter(tournament__isnull=False)
 
 
-def waiting() -> QuerySet[Match]:
-    """Tournament matches queued in the database, not yet given a slot."""
-    return tournament_matches().filter(status=Match.Status.QUEUED, sent_at__isnull=True)
+def quick_matches() -> QuerySet[Match]:
+    return Match.objects.filter(tournament__isnull=True, ladder__isnull=True)
 
 
-def in_flight_by_owner() -> dict[int | None, int]:
-    """Matches in flight per tournament owner (None: tournaments without an owner)."""
-    rows = (
-        tournament_matches()
-        .filter(IN_FLIGHT)
-        .values("tournament__owner")
-        .annotate(n=Count("id"))
-        .order_by()
+def due() -> Q:
+    """Queued matches that may be sent now (a voided one waits a while: ``enqueued_at`` is
+    in the future until then)."""
+    return Q(status=Match.Status.QUEUED, sent_at__isnull=True) & (
+        Q(enqueued_at__isnull=True) | Q(enqueued_at__lte=timezone.now())
     )
-    return {row["tournament__owner"]: row["n"] for row in rows}
 
 
-def last_served() -> dict[int | None, float]:
+def waiting() -> QuerySet[Match]:
+    """Tournament matches queued in the database, not yet sent, due."""
+    return tournament_matches().filter(due())
+
+
+def waiting_quick() -> QuerySet[Match]:
+    return quick_matches().filter(due())
+
+
+def waiting_checks() -> QuerySet[BotVersion]:
+    """Versions whose check waits in the database (a retired one's check never runs)."""
+    return BotVersion.objects.filter(
+        status=BotVersion.Status.PENDING,
+        check_sent_at__isnull=True,
+        retired=False,
+        bot__retired=False,
+    )
+
+
+def _counts(rows: QuerySet[Any], owner: str) -> dict[Owner, int]:
+    grouped = rows.values(owner).annotate(n=Count("id")).order_by()
+    return {row[owner]: row["n"] for row in grouped}
+
+
+def in_flight_by_owner() -> dict[Owner, int]:
+    """Tournament matches in flight per tournament owner (None: no owner)."""
+    return _counts(tournament_matches().filter(IN_FLIGHT), "tournament__owner")
+
+
+def interactive_in_flight_by_owner() -> dict[Owner, int]:
+    """Checks and quick matches in flight per owner (the bot's, the requester)."""
+    busy = _counts(quick_matches().filter(IN_FLIGHT), "requested_by")
+    for owner, n in _counts(BotVersion.objects.filter(CHECK_IN_FLIGHT), "bot__owner").items():
+        busy[owner] = busy.get(owner, 0) + n
+    return busy
+
+
+#: How far back "served least recently" looks for interactive work.
+SERVED_WINDOW = dt.timedelta(hours=1)
+
+
+def interactive_served() -> dict[Owner, float]:
+    """When each owner last had a check or quick match sent (epoch seconds)."""
+    since = timezone.now() - SERVED_WINDOW
+    served: dict[Owner, float] = {}
+    sources = [
+        (quick_matches().filter(sent_at__gte=since), "requested_by", "sent_at"),
+        (BotVersion.objects.filter(check_sent_at__gte=since), "bot__owner", "check_sent_at"),
+    ]
+    for rows, owner, field in sources:
+        for row in rows.values(owner).annotate(last=Max(field)).order_by():
+            served[row[owner]] = max(served.get(row[owner], 0.0), row["last"].timestamp())
+    return served
+
+
+def last_served() -> dict[Owner, float]:
     """When each owner of a running tournament last had a match sent (epoch seconds)."""
     rows = (
         tournament_matches()
@@ -76,12 +224,10 @@ def last_served() -> dict[int | None, float]:
     return {row["tournament__owner"]: row["last"].timestamp() for row in rows}
 
 
-def waiting_owners(
-    busy: dict[int | None, int], served: dict[int | None, float]
-) -> list[int | None]:
-    """Owners with matches waiting, the one who gets the next slot first: fewest in
-    flight, then the one served least recently (never served: first), then the one whose
-    match has waited longest."""
+def waiting_owners(busy: dict[Owner, int], served: dict[Owner, float]) -> list[Owner]:
+    """Owners with tournament matches waiting, the one who gets the next process first:
+    fewest in flight, then the one served least recently (never served: first), then the
+    one whose match has waited longest."""
     rows = waiting().values("tournament__owner").annotate(first=Min("id")).order_by()
 
     def rank(row: dict[str, Any]) -> tuple[int, float, int]:
@@ -91,7 +237,7 @@ def waiting_owners(
     return [row["tournament__owner"] for row in sorted(rows, key=rank)]
 
 
-def next_match(owner: int | None) -> Match | None:
+def next_match(owner: Owner) -> Match | None:
     """The owner's next match: oldest tournament first, in the schedule's order."""
     if owner is None:
         mine = waiting().filter(tournament__owner__isnull=True)
@@ -100,11 +246,45 @@ def next_match(owner: int | None) -> Match | None:
     return mine.order_by("tournament_id", "number", "id").first()
 
 
+@dataclass(frozen=True)
+class Item:
+    """A check or a quick match waiting in the database."""
+
+    kind: str  # "check" or "quick"
+    pk: int
+    since: dt.datetime
+
+
+#: The most waiting interactive items one dispatch reads (quotas keep far fewer waiting).
+INTERACTIVE_READ_AT_MOST = 5000
+
+
+def interactive_queue() -> dict[Owner, deque[Item]]:
+    """Each owner's waiting checks and quick matches, oldest first."""
+    rows = [
+        (owner, Item("quick", pk, since))
+        for pk, owner, since in waiting_quick()
+        .order_by("id")
+        .values_list("id", "requested_by", "created_at")[:INTERACTIVE_READ_AT_MOST]
+    ]
+    rows += [
+        (owner, Item("check", pk, since))
+        for pk, owner, since in waiting_checks()
+        .order_by("id")
+        .values_list("id", "bot__owner", "created_at")[:INTERACTIVE_READ_AT_MOST]
+    ]
+    queues: dict[Owner, deque[Item]] = {}
+    for owner, item in sorted(rows, key=lambda row: row[1].since):
+        queues.setdefault(owner, deque()).append(item)
+    return queues
+
+
 _local = threading.local()
 
 
 def dispatch() -> list[int]:
-    """Fill the free tournament slots fairly; the ids sent (after commit), in order.
+    """Fill the free processes fairly; the ids of the matches sent (after commit), in
+    order (checks sent are not listed).
 
     With tasks run in-process (no broker), sending plays the match at once, and its end
     calls ``dispatch`` again: that inner call only asks this loop to go round once more,
@@ -131,11 +311,58 @@ def fill_slots() -> list[int]:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [DISPATCH_LOCK])
+    processes = capacity()
+    interactive = interactive_in_flight_by_owner()
     busy = in_flight_by_owner()
-    served = last_served()
-    free = settings.TOURNAMENT_SLOTS - sum(busy.values()) - ladder.in_flight()
-    sent: list[Match] = []
+    batch = sum(busy.values()) + ladder.in_flight()
+    free = processes - sum(interactive.values()) - batch
+    quick, checks = fill_interactive(free, interactive, owner_cap(processes))
+    # Batch work only while INTERACTIVE_RESERVE processes stay idle after it (``interactive``
+    # now counts the checks and quick matches just sent too).
+    room = batch_limit(processes) - sum(interactive.values()) - batch
+    if settings.TOURNAMENT_SLOTS:
+        room = min(room, settings.TOURNAMENT_SLOTS - batch)
+    matches = fill_tournaments(room, busy)
+    if room > len(matches):  # no tournament match waits: the ladder may have what is left
+        matches += ladder.fill(room - len(matches))
+    send(quick, INTERACTIVE)
+    send(matches, TOURNAMENTS)
+    send_checks(checks)
+    return [match.pk for match in quick + matches]
+
+
+def fill_interactive(free: int, busy: dict[Owner, int], cap: int) -> tuple[list[Match], list[int]]:
+    """Give up to ``free`` processes to waiting checks and quick matches, owners in turn,
+    each owner below ``cap`` in flight; marks them sent. The quick matches and the
+    version ids whose checks were sent."""
+    if free <= 0:
+        return [], []
+    queues = interactive_queue()
+    served = interactive_served()
+    quick: list[int] = []
+    checks: list[int] = []
     while free > 0:
+        owners = [o for o, items in queues.items() if items and busy.get(o, 0) < cap]
+        if not owners:
+            break
+        owner = min(owners, key=lambda o: (busy.get(o, 0), served.get(o, 0.0), queues[o][0].since))
+        item = queues[owner].popleft()
+        (quick if item.kind == "quick" else checks).append(item.pk)
+        busy[owner] = busy.get(owner, 0) + 1
+        served[owner] = timezone.now().timestamp()
+        free -= 1
+    now = timezone.now()
+    Match.objects.filter(pk__in=quick).update(sent_at=now)
+    BotVersion.objects.filter(pk__in=checks).update(check_sent_at=now)
+    chosen = Match.objects.in_bulk(quick)
+    return [chosen[pk] for pk in quick], checks
+
+
+def fill_tournaments(room: int, busy: dict[Owner, int]) -> list[Match]:
+    """Give up to ``room`` processes to waiting tournament matches, owners in turn."""
+    served = last_served()
+    sent: list[Match] = []
+    while len(sent) < room:
         owners = waiting_owners(busy, served)
         match = next_match(owners[0]) if owners else None
         if match is None:
@@ -145,11 +372,7 @@ def fill_slots() -> list[int]:
         busy[owners[0]] = busy.get(owners[0], 0) + 1
         served[owners[0]] = now.timestamp()
         sent.append(match)
-        free -= 1
-    if free > 0:  # no tournament match waits: the ladder may have what is left
-        sent += ladder.fill(free)
-    send(sent, TOURNAMENTS)
-    return [match.pk for match in sent]
+    return sent
 
 
 def send(matches: Iterable[Match], queue: str) -> None:
@@ -168,6 +391,20 @@ def send(matches: Iterable[Match], queue: str) -> None:
     transaction.on_commit(send_all)
 
 
+def send_checks(version_ids: list[int]) -> None:
+    """Enqueue the checks of these versions on the interactive queue after commit."""
+    from tournaments.checks import check_version  # it imports this module
+
+    if not version_ids:
+        return
+
+    def send_all() -> None:
+        for version_id in version_ids:
+            check_version.apply_async((version_id,), queue=INTERACTIVE)
+
+    transaction.on_commit(send_all)
+
+
 def budget(match: Match) -> int:
     return clocks.match_budget(
         match.game,
@@ -180,5 +417,5 @@ def budget(match: Match) -> int:
 
 
 def dispatch_after_commit() -> None:
-    """Run ``dispatch`` once the current transaction commits (a slot may have freed)."""
+    """Run ``dispatch`` once the current transaction commits (a process may have freed)."""
     transaction.on_commit(dispatch)

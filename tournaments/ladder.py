@@ -6,11 +6,12 @@ and the bot its rating), a retired bot or version stops. Which tables play next 
 ``tournaments.matchmaking.choose`` (pure; the rule is in its docstring and in
 docs/ladder.md), fed with each entrant's global rating and its ``uncertainty``.
 
-The ladder plays in the tournament slots (tournaments.dispatch): only in a slot that no
-waiting tournament match gets, and at most LADDER_SLOTS at once; a bot sits at most one
-ladder table at a time. ``dispatch`` fills the slots whenever a match ends and from
-Celery beat every LADDER_INTERVAL_SECONDS (``tasks.ladder_tick``), so a new upload is
-playing as soon as its check accepts it and a slot is free. Ladder matches are rated,
+The ladder plays in the batch capacity (tournaments.dispatch): only in what no waiting
+check, quick match or tournament match gets (and at most LADDER_SLOTS at once, when set);
+a bot sits at most one ladder table at a time. ``dispatch`` fills the free processes
+whenever a match ends and from Celery beat every LADDER_INTERVAL_SECONDS
+(``tasks.ladder_tick``), so a new upload is playing as soon as its check accepts it and a
+process is free. Ladder matches are rated,
 with the standard clocks and duplicate deals (the calibration study: they save a third
 to three quarters of the games needed to separate two bots in all three games).
 """
@@ -203,11 +204,12 @@ def plan(game: str, tables: int) -> Plan:
 
 
 def fill(free: int) -> list[Match]:
-    """Make up to ``free`` ladder matches (within LADDER_SLOTS), marked sent; the caller
-    (dispatch, under its lock) sends them. Games take turns, one table each."""
+    """Make up to ``free`` ladder matches (within LADDER_SLOTS, when set), marked sent; the
+    caller (dispatch, under its lock) sends them. Games take turns, one table each."""
     if not settings.LADDER_ENABLED:
         return []
-    free = min(free, settings.LADDER_SLOTS - in_flight())
+    if settings.LADDER_SLOTS:
+        free = min(free, settings.LADDER_SLOTS - in_flight())
     if free <= 0:
         return []
     plans = [plan(game, free) for game in games_in_turn()]

@@ -87,6 +87,9 @@ class BotVersion(models.Model):
     #: A retired version keeps its matches but enters no new tournament or match (the API).
     retired = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    #: When its check was sent to the workers (tournaments.dispatch); null while it waits
+    #: in the database for its owner's turn.
+    check_sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = (
@@ -515,3 +518,19 @@ class Replay(models.Model):
 
     def __str__(self) -> str:
         return f"replay of match {self.match_id}"
+
+
+class Worker(models.Model):
+    """A live Celery worker as it announces itself (tournaments.tasks, every
+    WORKER_HEARTBEAT_SECONDS): how many processes it plays with. The dispatcher's capacity
+    is the sum over the workers seen lately (tournaments.dispatch.capacity)."""
+
+    name = models.CharField(max_length=200, unique=True)
+    processes = models.PositiveIntegerField()
+    #: The languages whose bots it can run (tournaments.runner.runnable_languages).
+    languages = models.JSONField(default=list, blank=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    seen_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.processes} processes)"

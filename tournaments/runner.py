@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import shutil
 import tempfile
 import threading
 import time
@@ -16,6 +18,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
@@ -23,6 +26,7 @@ from judge.bots import house_policy
 from judge.channel import BotChannel
 from judge.cli import sandboxing
 from judge.players import PolicyChannel, house_seed
+from judge.protocol import FaultKind
 from judge.referee import (
     BotInfo,
     MatchSpec,
@@ -39,9 +43,39 @@ from sandbox.limits import Limits
 from sandbox.parallel import SeatStart, start_many
 from sandbox.pool import Pools, PoolTable
 
+TIMEOUT = str(FaultKind.TIMEOUT)
+
 
 class InfrastructureError(RuntimeError):
-    """The match could not be played for a reason that is not a bot's (retry it)."""
+    """The match could not be played for a reason that is not a bot's (retry it).
+
+    ``lasting``: the host cannot play it until an operator acts (a missing runtime image,
+    no answer from the sandbox's engine): trying again changes nothing, and the message
+    names the cause and the fix (``lasting_cause``).
+    """
+
+    def __init__(self, message: str, lasting: bool = False) -> None:
+        super().__init__(message)
+        self.lasting = lasting
+
+
+def lasting_cause(error: BaseException | None) -> bool:
+    """Whether ``error``, or an error that led to it, is a host fault no retry mends: the
+    sandbox cannot be made (no engine), an image is missing, the engine does not answer."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, sandboxing.SandboxUnavailable) or type(error).__name__ in LASTING:
+            return True
+        if isinstance(error, InfrastructureError) and error.lasting:
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+#: The Docker SDK's and requests' errors (by name: neither is imported here) that say an
+#: image is missing or the engine cannot be reached.
+LASTING = frozenset({"ImageNotFound", "ConnectionError"})
 
 
 class UnreadableCode(ValueError):
@@ -217,7 +251,61 @@ def make_backend(name: str) -> Backend:
     try:
         return sandboxing.make_backend(name)
     except sandboxing.SandboxUnavailable as error:
-        raise InfrastructureError(str(error)) from error
+        raise InfrastructureError(str(error), lasting=True) from error
+
+
+def host_fault(plan: MatchPlan, outcome: dict[str, Any]) -> str:
+    """Why a played match's result tells of the host rather than the bots ("" when it
+    does not): every seat timed out at start-up (one bot slow to start is its own fault;
+    all of them at once is a starved host: docs/tournaments.md has the figures), or a house
+    bot faulted (the judge's own code). Such a match is voided and played again."""
+    faults = outcome.get("faults") or []
+    late = {f.get("bot") for f in faults if f.get("kind") == TIMEOUT and f.get("game") is None}
+    if plan.seats and late == set(range(len(plan.seats))):
+        return (
+            "voided: every bot timed out at start-up, which says the host was too busy to "
+            "start them, not that they were slow; not rated, it is played again"
+        )
+    for fault in faults:
+        bot = fault.get("bot")
+        if isinstance(bot, int) and 0 <= bot < len(plan.seats) and plan.seats[bot].house_policy:
+            return (
+                f"voided: the house bot {plan.seats[bot].name} faulted ({fault.get('kind')}: "
+                f"{fault.get('reason')}), a fault of the host, not of the bots; not rated, "
+                "it is played again"
+            )
+    return ""
+
+
+def runnable_languages(sandbox: str) -> list[str]:
+    """The languages (sandbox.runtimes names) whose bots this host can run now: with
+    Docker, those whose runtime image the engine has (none when it does not answer);
+    locally, those whose toolchain and interpreter are installed. A worker announces them
+    (tournaments.tasks.Heartbeat), and the upload page marks the others."""
+    from sandbox.runtimes import RUNTIMES
+
+    if sandbox != "docker":
+        return [
+            r.name
+            for r in RUNTIMES.values()
+            if all(shutil.which(tool) for tool in filter(None, (r.tool, r.run[0])))
+        ]
+    try:
+        docker_backend = import_module("sandbox.docker_backend")
+        images = docker_backend.connect().images
+    except Exception:  # no SDK, no engine: nothing runs
+        return []
+    found = []
+    for runtime in RUNTIMES.values():
+        image = runtime.image
+        if runtime.name == "python":  # the bot image may be renamed (JUDGE_BOT_IMAGE)
+            image = os.environ.get("JUDGE_BOT_IMAGE", image)
+        try:
+            images.get(image)
+        except Exception:  # ImageNotFound, or the engine went away meanwhile
+            continue
+        found.append(runtime.name)
+    return found
 
 
 def pool_label(plan: MatchPlan) -> str:
@@ -368,7 +456,9 @@ def play(
             except InfrastructureError:
                 raise
             except Exception as error:
-                raise InfrastructureError(f"could not start bots {wanted}: {error!r}") from error
+                raise InfrastructureError(
+                    f"could not start bots {wanted}: {error}", lasting_cause(error)
+                ) from error
             finally:
                 timings.sandbox_start += time.perf_counter() - began
 

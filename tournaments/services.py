@@ -81,6 +81,15 @@ def add_version(
     )
 
 
+def check_again_if_host_failed(version: BotVersion) -> bool:
+    """A version whose check the server could not run (checks.not_checked) waits to be
+    checked again when its code is uploaded again; True if so."""
+    again = BotVersion.objects.filter(
+        pk=version.pk, status=BotVersion.Status.REJECTED, check_report__host=True
+    ).update(status=BotVersion.Status.PENDING, check_sent_at=None, check_report={})
+    return again == 1
+
+
 @transaction.atomic
 def house_version(game: str, policy: str) -> BotVersion:
     """The (single, accepted) version of the house bot ``policy`` of ``game``."""
@@ -88,6 +97,50 @@ def house_version(game: str, policy: str) -> BotVersion:
         owner=None, game=game, name=f"house:{policy}", defaults={"house_policy": policy}
     )
     return add_version(bot, b"", f"house:{game}:{policy}", BotVersion.Status.ACCEPTED)
+
+
+# Queued work that nobody wants any more.
+
+#: The report of a check that was never run because its version was retired first.
+WITHDRAWN = "not checked: the version was retired before its check ran"
+
+
+@transaction.atomic
+def withdraw_queued(versions: Iterable[BotVersion]) -> dict[str, int]:
+    """Retiring takes back what these versions still wait for: their checks not yet
+    begun (the versions are rejected, saying so) and every quick match seating one of them
+    that no worker has begun (cancelled). A check or match being played ends as usual.
+    How many of each were dropped."""
+    ids = [version.pk for version in versions]
+    report = {"passed": False, "verdict": "withdrawn", "reason": WITHDRAWN, "problems": []}
+    checks = BotVersion.objects.filter(pk__in=ids, status=BotVersion.Status.PENDING).update(
+        status=BotVersion.Status.REJECTED, check_sent_at=None, check_report=report
+    )
+    queued = dispatch.quick_matches().filter(status=Match.Status.QUEUED, seats__version__in=ids)
+    matches = Match.objects.filter(pk__in=list(queued.values_list("id", flat=True))).update(
+        status=Match.Status.CANCELLED,
+        sent_at=None,
+        failure="cancelled: a bot in it was retired before it began\n",
+    )
+    if checks or matches:
+        dispatch.dispatch_after_commit()  # processes they were sent to may be free
+    return {"checks": checks, "quick_matches": matches}
+
+
+@transaction.atomic
+def cancel_quick_match(match_id: int, user: User) -> Match:
+    """Cancel a quick match ``user`` asked for, while no worker has begun it."""
+    match = dispatch.quick_matches().select_for_update().filter(pk=match_id).first()
+    if match is None or (match.requested_by_id != user.pk and not user.is_staff):
+        raise ServiceError(f"match {match_id} is not a quick match of yours")
+    if match.status != Match.Status.QUEUED:
+        raise ServiceError(f"match {match_id} is {match.status}: only a queued one is cancelled")
+    match.status = Match.Status.CANCELLED
+    match.sent_at = None
+    match.failure += "cancelled by its owner before it began\n"
+    match.save(update_fields=["status", "sent_at", "failure"])
+    dispatch.dispatch_after_commit()
+    return match
 
 
 # Tournaments.
@@ -224,15 +277,11 @@ def enqueue_matches(matches: Iterable[Match]) -> None:
 
 
 def _enqueue(matches: Iterable[Match]) -> None:
-    """Send queued matches on after commit: a tournament's wait for the dispatcher's
-    slots, a quick match goes straight to the interactive queue, a ladder match back to
-    its slot."""
+    """Send queued matches on after commit: tournament matches and quick matches wait for
+    the dispatcher (unsent, their turn comes), a ladder match goes back to its process."""
     matches = list(matches)
-    if any(match.tournament_id is not None for match in matches):
-        dispatch.dispatch_after_commit()
-    quick = [m for m in matches if m.tournament_id is None and m.ladder_id is None]
-    dispatch.send(quick, dispatch.INTERACTIVE)
-    # A ladder match given back keeps its slot: sent again at once, counted in flight.
+    dispatch.dispatch_after_commit()
+    # A ladder match given back keeps its place: sent again at once, counted in flight.
     again = [m for m in matches if m.ladder_id is not None]
     Match.objects.filter(pk__in=[m.pk for m in again]).update(sent_at=timezone.now())
     dispatch.send(again, dispatch.TOURNAMENTS)
@@ -250,8 +299,7 @@ def _count_done(match: Match) -> None:
     if match.tournament_id is not None:
         Tournament.objects.filter(pk=match.tournament_id).update(matches_done=F("matches_done") + 1)
         _close_if_complete(match.tournament_id)
-    if match.tournament_id is not None or match.ladder_id is not None:
-        dispatch.dispatch_after_commit()  # its slot is free
+    dispatch.dispatch_after_commit()  # its process is free
 
 
 # Matches: claim, lease, finish.
@@ -476,15 +524,16 @@ def count_record(rows: dict[int, Rating], placing: ratings.Placing[int]) -> None
 
 
 @transaction.atomic
-def release_match(match_id: int, attempt: int, reason: str) -> bool:
-    """Give the match back after an infrastructure fault: queued again, or failed for good.
+def release_match(match_id: int, attempt: int, reason: str, later: float = 0.0) -> bool:
+    """Give the match back after an infrastructure fault: queued again (sent no sooner
+    than ``later`` seconds from now), or failed for good.
 
     Returns True when it was queued again (and enqueued after commit).
     """
     match = _held_match(match_id, attempt)
     if match is None:
         return False
-    return _retry_or_fail(match, f"attempt {attempt}: {reason}\n")
+    return _retry_or_fail(match, f"attempt {attempt}: {reason}\n", later=later)
 
 
 @transaction.atomic
@@ -508,9 +557,10 @@ def _held_match(match_id: int, attempt: int) -> Match | None:
     return match
 
 
-def _retry_or_fail(match: Match, reason: str, gave_up: str = "") -> bool:
-    """Record ``reason`` and queue the match again (sent after commit); after
-    MATCH_MAX_ATTEMPTS fail it for good instead, adding ``gave_up``. True when queued."""
+def _retry_or_fail(match: Match, reason: str, gave_up: str = "", later: float = 0.0) -> bool:
+    """Record ``reason`` and queue the match again (sent after commit, or once ``later``
+    seconds have passed: ``enqueued_at`` is then in the future); after MATCH_MAX_ATTEMPTS
+    fail it for good instead, adding ``gave_up``. True when queued."""
     match.failure += reason
     match.lease_expires_at = None
     if match.attempt >= settings.MATCH_MAX_ATTEMPTS:
@@ -518,7 +568,7 @@ def _retry_or_fail(match: Match, reason: str, gave_up: str = "") -> bool:
         _give_up(match)
         return False
     match.status = Match.Status.QUEUED
-    match.enqueued_at = timezone.now()
+    match.enqueued_at = timezone.now() + dt.timedelta(seconds=later)
     match.sent_at = None
     match.save()
     _enqueue([match])
@@ -555,13 +605,7 @@ def reap_matches() -> dict[str, int]:
     if Match.objects.filter(started_at__gte=stale).exists():
         return counts  # workers are busy: old queued matches are waiting, not lost
     with transaction.atomic():
-        quick = Match.objects.filter(
-            status=Match.Status.QUEUED, tournament__isnull=True, enqueued_at__lt=stale
-        )
-        sent = Match.objects.filter(
-            status=Match.Status.QUEUED, tournament__isnull=False, sent_at__lt=stale
-        )
-        lost = list(quick) + list(sent)
+        lost = list(Match.objects.filter(status=Match.Status.QUEUED, sent_at__lt=stale))
         Match.objects.filter(pk__in=[m.pk for m in lost]).update(enqueued_at=now, sent_at=None)
         _enqueue(lost)
         counts["resent"] = len(lost)

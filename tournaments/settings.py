@@ -153,6 +153,9 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILI
 # whose lease ran out, and gives up after MATCH_MAX_ATTEMPTS claims.
 MATCH_LEASE_SECONDS = env_float("MATCH_LEASE_SECONDS", 60.0)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3)
+# A match voided for a host fault (tournaments.runner.host_fault: every bot timed out at
+# start-up, a house bot faulted) is played again no sooner than this (the host may be busy).
+MATCH_VOID_RETRY_SECONDS = env_float("MATCH_VOID_RETRY_SECONDS", 60.0)
 REAPER_INTERVAL_SECONDS = env_float("REAPER_INTERVAL_SECONDS", 30.0)
 # A queued match not claimed for this long is sent to the broker again (lost messages).
 MATCH_REQUEUE_AFTER_SECONDS = env_float("MATCH_REQUEUE_AFTER_SECONDS", 900.0)
@@ -179,7 +182,8 @@ QUEUES = ("interactive", "tournaments")
 # what the live workers announce (each every WORKER_HEARTBEAT_SECONDS; one not heard from
 # for 3 beats is gone); batch work (tournaments, ladder) never takes the last
 # INTERACTIVE_RESERVE processes, and one owner's interactive work holds at most half of
-# the rest. TOURNAMENT_SLOTS and LADDER_SLOTS are optional caps (0: none).
+# the rest (or INTERACTIVE_OWNER_CAP). TOURNAMENT_SLOTS and LADDER_SLOTS are optional caps
+# (0: none).
 # Each queue has its own exchange and routing key: bound to one default exchange, both
 # queues would receive a copy of every message.
 CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in QUEUES)
@@ -187,9 +191,12 @@ CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_EXCHANGE = "interactive"
 CELERY_TASK_DEFAULT_ROUTING_KEY = "interactive"
 WORKER_HEARTBEAT_SECONDS = env_float("WORKER_HEARTBEAT_SECONDS", 5.0)
 INTERACTIVE_RESERVE = env_int("INTERACTIVE_RESERVE", 1)
+INTERACTIVE_OWNER_CAP = env_int("INTERACTIVE_OWNER_CAP", 0)  # 0: half of what is not reserved
 TOURNAMENT_SLOTS = env_int("TOURNAMENT_SLOTS", 0)
-if TOURNAMENT_SLOTS < 0 or INTERACTIVE_RESERVE < 0:
-    raise SettingError("TOURNAMENT_SLOTS and INTERACTIVE_RESERVE must not be negative")
+if min(TOURNAMENT_SLOTS, INTERACTIVE_RESERVE, INTERACTIVE_OWNER_CAP) < 0:
+    raise SettingError(
+        "TOURNAMENT_SLOTS, INTERACTIVE_RESERVE and INTERACTIVE_OWNER_CAP must not be negative"
+    )
 # A running match's worker looks this often whether it was cancelled (then it stops it and
 # removes its bots).
 MATCH_WATCH_SECONDS = env_float("MATCH_WATCH_SECONDS", 2.0)

@@ -3,7 +3,8 @@
 ``play_match`` claims the match (a conditional UPDATE), keeps its lease alive on a thread
 while the referee plays, and stores the outcome only if it still holds the attempt. A bot's
 fault is part of the result; only infrastructure trouble (the sandbox cannot start a bot,
-the database is unreachable) gives the match back to be tried again.
+the database is unreachable) gives the match back to be tried again, and a host fault no
+retry mends (a missing runtime image, no sandbox engine) fails it at once, saying the fix.
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ from typing import Any
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_process_shutdown, worker_ready
+from celery.signals import (
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+    worker_shutting_down,
+)
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
@@ -150,6 +156,9 @@ def play_match(self: Any, match_id: int) -> str:
         return stopped(match_id, attempt, signal.reason)
     except runner.InfrastructureError as error:
         keeper.stop()
+        if error.lasting:  # no retry mends it: ended now, the message names the fix
+            services.fail_match(match_id, attempt, f"this server cannot play it: {error}")
+            return "failed"
         services.release_match(match_id, attempt, str(error))
         return "released"
     except (GameError, ValueError) as error:
@@ -168,6 +177,10 @@ def play_match(self: Any, match_id: int) -> str:
         if budget is not None:
             budget.cancel()
     keeper.stop()
+    voided = runner.host_fault(plan, outcome)
+    if voided:  # the host's fault, not the bots': never rated, played again later
+        services.release_match(match_id, attempt, voided, settings.MATCH_VOID_RETRY_SECONDS)
+        return "voided"
     stored = time.perf_counter()
     figures = {"sandbox_start": timings.sandbox_start, "referee": timings.referee}
     try:
@@ -233,3 +246,89 @@ def remove_leftover_containers(**_: Any) -> None:
         log.exception("could not look for leftover bot containers")
         return
     log.info("removed %s leftover bot containers", removed)
+
+
+class Heartbeat(threading.Thread):
+    """Announces this worker and its number of processes every WORKER_HEARTBEAT_SECONDS
+    (tournaments.dispatch.announce), from the worker's main process; when that is news (it
+    just started, or was resized) the free processes are filled at once."""
+
+    def __init__(self, name: str, processes: Any) -> None:
+        super().__init__(name="heartbeat", daemon=True)
+        self.worker = name
+        self.processes = processes
+        self.stopped = threading.Event()
+        #: The languages it can run, when newly looked at (announced at the next beat).
+        self.languages: list[str] | None = None
+        self.looking: threading.Thread | None = None
+
+    def look_at_languages(self) -> None:
+        """Which languages this worker can run, looked at on a thread of its own (an
+        engine that does not answer must not hold up the beats): at the first beat and
+        about once a minute, since an operator may build a missing image meanwhile."""
+        if self.looking is not None and self.looking.is_alive():
+            return
+
+        def look() -> None:
+            self.languages = runner.runnable_languages(settings.JUDGE_SANDBOX)
+
+        self.looking = threading.Thread(target=look, name="languages", daemon=True)
+        self.looking.start()
+
+    def run(self) -> None:
+        beats = 0
+        every = max(1, round(LANGUAGES_EVERY_S / settings.WORKER_HEARTBEAT_SECONDS))
+        try:
+            while True:
+                if beats % every == 0:
+                    self.look_at_languages()
+                if beats == 0 and self.looking is not None:
+                    self.looking.join(timeout=2)  # announced with its first beat, if it can
+                beats += 1
+                languages, self.languages = self.languages, None
+                try:
+                    if dispatch.announce(self.worker, int(self.processes()), languages):
+                        dispatch.dispatch()
+                except DatabaseError:
+                    log.warning("worker %s: could not announce itself", self.worker)
+                if self.stopped.wait(settings.WORKER_HEARTBEAT_SECONDS):
+                    return
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=5)
+        try:
+            dispatch.withdraw(self.worker)
+        except DatabaseError:  # it drops out of the capacity after three missed beats
+            log.warning("worker %s: could not withdraw its announcement", self.worker)
+        finally:
+            connection.close()
+
+
+_heartbeat: list[Heartbeat] = []
+#: How often a worker looks again which languages it can run (seconds).
+LANGUAGES_EVERY_S = 60.0
+
+
+@worker_ready.connect
+def start_heartbeat(sender: Any = None, **_: Any) -> None:
+    """The worker is consuming: announce its processes from now on."""
+    pool = sender.pool
+
+    def processes() -> int:
+        return int(getattr(pool, "num_processes", None) or sender.controller.concurrency)
+
+    beat = Heartbeat(sender.hostname, processes)
+    _heartbeat.append(beat)
+    beat.start()
+
+
+@worker_shutting_down.connect
+@worker_shutdown.connect
+def stop_heartbeat(**_: Any) -> None:
+    """A stopping worker takes no new work: its processes leave the capacity now (the
+    matches it still plays stay in flight until they end)."""
+    while _heartbeat:
+        _heartbeat.pop().stop()

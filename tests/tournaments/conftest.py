@@ -22,7 +22,7 @@ import redis
 from django.db import connection
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from tournaments import services
+from tournaments import dispatch, services
 from tournaments.celery import app as celery_app
 from tournaments.models import Bot, BotVersion, bundle_code
 
@@ -66,6 +66,19 @@ def first_legal(game: str, name: str, delay: float = 0.0) -> BotVersion:
     return uploaded(game, name, FIRST_LEGAL % {"delay": delay})
 
 
+def announce_workers(processes: int, name: str = "announced@test") -> None:
+    """The dispatcher sees live workers with ``processes`` in all, as if one had announced
+    itself (tests that play the workers' part; real workers announce themselves)."""
+    dispatch.announce(name, processes)
+
+
+@pytest.fixture
+def ten_processes() -> None:
+    """Capacity for the dispatcher: ten worker processes announced (the tests' caps,
+    TOURNAMENT_SLOTS and LADDER_SLOTS, then decide)."""
+    announce_workers(10)
+
+
 @pytest.fixture
 def local_sandbox(settings: SettingsWrapper) -> None:
     settings.JUDGE_SANDBOX = "local"
@@ -79,7 +92,7 @@ class Workers:
         self.folder = folder
         self.processes: list[subprocess.Popen[bytes]] = []
 
-    def start(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
+    def start(self, name: str, *extra: str, processes: int = 1) -> subprocess.Popen[bytes]:
         log = open(self.folder / f"worker-{name}.log", "wb")  # noqa: SIM115
         process = subprocess.Popen(
             [
@@ -92,7 +105,7 @@ class Workers:
                 "--pool",
                 "prefork",
                 "--concurrency",
-                "1",
+                str(processes),
                 "--prefetch-multiplier",
                 "1",
                 "--without-gossip",
@@ -113,9 +126,10 @@ class Workers:
         self.processes.append(process)
         return process
 
-    def start_with_reaper(self, name: str) -> subprocess.Popen[bytes]:
+    def start_with_reaper(self, name: str, processes: int = 1) -> subprocess.Popen[bytes]:
         """A worker that also runs Celery beat, so the reaper runs every second."""
-        return self.start(name, "--beat", "--schedule", str(self.folder / "beat-schedule"))
+        schedule = str(self.folder / "beat-schedule")
+        return self.start(name, "--beat", "--schedule", schedule, processes=processes)
 
     def kill(self, process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
         if process.poll() is None:
@@ -174,6 +188,7 @@ def workers(transactional_db: None, redis_broker: None, tmp_path: Path) -> Itera
         "CELERY_TASK_ALWAYS_EAGER": "false",
         "JUDGE_SANDBOX": "local",
         "MATCH_LEASE_SECONDS": "2",
+        "WORKER_HEARTBEAT_SECONDS": "1",
         "REAPER_INTERVAL_SECONDS": "1",
         "MATCH_REQUEUE_AFTER_SECONDS": "600",
         "CELERY_SKIP_CHECKS": "1",  # the system checks run in the test session already

@@ -7,15 +7,21 @@ import pytest
 import redis
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
+from rest_framework.test import APIClient
 
-from tests.tournaments.conftest import REDIS_URL, first_legal
+from tests.tournaments.conftest import REDIS_URL, announce_workers, first_legal
 from tournaments import clocks, dispatch, services
 from tournaments.api import actions
 from tournaments.celery import app as celery_app
-from tournaments.models import Bot, Match, Tournament
+from tournaments.checks import enqueue_check
+from tournaments.models import Bot, BotVersion, Match, Tournament, bundle_code
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("redis_broker")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("redis_broker", "ten_processes"),
+]
 
 
 def round_robin(owner: User, entrants: int, rounds: int = 1) -> Tournament:
@@ -76,7 +82,9 @@ def declare_queues_as_a_worker_does() -> None:
             queue.bind(connection.default_channel).declare()
 
 
-def test_a_quick_match_goes_straight_to_the_interactive_queue(settings: SettingsWrapper) -> None:
+def test_a_quick_match_goes_to_the_interactive_queue_ahead_of_waiting_tournament_matches(
+    settings: SettingsWrapper,
+) -> None:
     declare_queues_as_a_worker_does()  # each message must reach its own queue only
     settings.TOURNAMENT_SLOTS = 1
     user = User.objects.create(username="solo")
@@ -86,7 +94,7 @@ def test_a_quick_match_goes_straight_to_the_interactive_queue(settings: Settings
         match = actions.request_quick_match(version, [], ["random"], 1, requested_by=user)
     assert in_queue("interactive") == 1 and in_queue("tournaments") == 1
     match.refresh_from_db()
-    assert match.requested_by == user and match.sent_at is None
+    assert match.requested_by == user and match.sent_at is not None
 
 
 def test_cancel_empties_the_slots_and_resume_fills_them_again(settings: SettingsWrapper) -> None:
@@ -122,3 +130,101 @@ def test_standard_clocks_are_the_referees_defaults() -> None:
     assert clocks.is_standard(clocks.standard_time_control())
     assert not clocks.is_standard({"startup_s": 10.0, "move_s": 0.05, "bank_s": 0.0})
     assert not clocks.is_standard({"move_s": 1.0})
+
+
+def pending_check(owner: User, name: str) -> BotVersion:
+    """A new version of a bot of ``owner``'s, waiting for its check."""
+    bot = services.create_bot(owner, "bigtwo", name)
+    with transaction.atomic():
+        version = services.add_version(bot, *bundle_code({"main.py": name.encode()}))
+        enqueue_check(version.pk)
+    return version
+
+
+def quick_match(owner: User, name: str) -> Match:
+    version = first_legal("bigtwo", name)
+    Bot.objects.filter(pk=version.bot_id).update(owner=owner)
+    with transaction.atomic():
+        return actions.request_quick_match(version, [], ["random"], 1, requested_by=owner)
+
+
+def sent(item: Match | BotVersion) -> bool:
+    item.refresh_from_db()
+    return (item.sent_at if isinstance(item, Match) else item.check_sent_at) is not None
+
+
+def test_one_owners_backlog_never_holds_up_anothers_first_check_or_quick_match() -> None:
+    dispatch.withdraw("announced@test")
+    announce_workers(3)  # the main job: 3 processes, one kept for interactive work
+    assert dispatch.owner_cap(3) == 1 and dispatch.batch_limit(3) == 2
+    flooder, organiser, newcomer = (User.objects.create(username=n) for n in ("f", "o", "n"))
+    checks = [pending_check(flooder, f"slow-{i}") for i in range(5)]
+    quicks = [quick_match(flooder, f"q-{i}") for i in range(5)]
+    cup = round_robin(organiser, entrants=5)  # 10 matches
+    # The flooder holds one process, the tournament one: the third stays free.
+    assert [sent(c) for c in checks] == [True, False, False, False, False]
+    assert not any(sent(q) for q in quicks)
+    assert Match.objects.filter(tournament=cup, sent_at__isnull=False).count() == 1
+
+    mine = quick_match(newcomer, "first")
+    assert sent(mine), "the newcomer's first quick match takes the free process at once"
+    second = pending_check(newcomer, "second")
+    assert not sent(second), "every process is busy: it waits for the next free one"
+
+    # The tournament's match ends: nobody's interactive work may take it (each owner is at
+    # the cap), and batch work leaves it idle for the next newcomer.
+    finish_one_and_dispatch()
+    assert Match.objects.filter(tournament=cup, sent_at__isnull=False).count() == 1
+    assert dispatch.tournament_matches().filter(dispatch.IN_FLIGHT).count() == 0
+    # The newcomer's quick match ends: their check goes before any tournament match.
+    with transaction.atomic():
+        Match.objects.filter(pk=mine.pk).update(status=Match.Status.DONE)
+    dispatch.dispatch()
+    assert sent(second)
+    assert dispatch.tournament_matches().filter(dispatch.IN_FLIGHT).count() == 0
+    # The flooder's check ends: its own next item goes (oldest first), one at a time.
+    with transaction.atomic():
+        BotVersion.objects.filter(pk=checks[0].pk).update(status=BotVersion.Status.ACCEPTED)
+    dispatch.dispatch()
+    assert sent(checks[1]) and not sent(checks[2]) and not any(sent(q) for q in quicks)
+    # Both newcomers' and the flooder's items end: the tournament gets its two processes.
+    with transaction.atomic():
+        BotVersion.objects.filter(pk__in=[second.pk, checks[1].pk]).update(
+            status=BotVersion.Status.ACCEPTED
+        )
+        Bot.objects.filter(owner=flooder).update(retired=True)  # its backlog is withdrawn
+        Match.objects.filter(requested_by=flooder).update(status=Match.Status.CANCELLED)
+    dispatch.dispatch()
+    assert dispatch.tournament_matches().filter(dispatch.IN_FLIGHT).count() == 2
+
+
+def test_retiring_drops_queued_work_and_the_requester_cancels_a_waiting_quick_match() -> None:
+    dispatch.withdraw("announced@test")  # no worker alive: everything waits
+    owner, other = User.objects.create(username="owner"), User.objects.create(username="x")
+    first, second, third = (quick_match(owner, name) for name in ("a", "b", "c"))
+    check = pending_check(owner, "checked")
+    api = APIClient()
+    api.force_authenticate(other)
+    assert api.post(f"/api/matches/{first.pk}/cancel/").status_code == 403
+    api.force_authenticate(owner)
+    answer = api.post(f"/api/matches/{first.pk}/cancel/")
+    assert answer.status_code == 200 and answer.json()["status"] == "cancelled"
+    assert api.post(f"/api/matches/{first.pk}/cancel/").status_code == 409
+
+    page = Client()
+    page.force_login(owner)
+    assert "Cancel this quick match" in page.get(f"/matches/{second.pk}/").content.decode()
+    page.post(f"/matches/{second.pk}/cancel/")
+    second.refresh_from_db()
+    assert second.status == Match.Status.CANCELLED
+    assert "cancelled by its owner" in page.get(f"/matches/{second.pk}/").content.decode()
+
+    # Retiring a bot takes back its check and the quick matches seating it.
+    seat = third.seats.get(index=0).version
+    actions.retire_version(seat)
+    actions.retire_bot(check.bot)
+    third.refresh_from_db()
+    check.refresh_from_db()
+    assert third.status == Match.Status.CANCELLED
+    assert check.status == BotVersion.Status.REJECTED
+    assert check.check_report["reason"] == services.WITHDRAWN

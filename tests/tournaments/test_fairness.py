@@ -1,8 +1,9 @@
-"""Fair scheduling with real workers: one user floods the judge, another is still served.
+"""Fair scheduling with real workers: one user floods the judge, another is still served,
+and the matches in flight follow the processes the workers announce.
 
-Two worker processes take both queues; TOURNAMENT_SLOTS=1 keeps one of them free for the
-interactive queue. The bounds are counts of matches, never seconds: a loaded machine
-makes everything slower but does not change who goes first.
+Each worker announces its processes (tournaments.dispatch); batch work leaves one of them
+idle for the interactive queue (INTERACTIVE_RESERVE). The bounds are counts of matches,
+never seconds: a loaded machine makes everything slower but does not change who goes first.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import Workers, first_legal, wait_for
 from tests.tournaments.test_worker import containers_of, ready
-from tournaments import services
+from tournaments import dispatch, services
 from tournaments.api import actions
 from tournaments.models import Bot, BotVersion, Match, Tournament, bundle_code
 from tournaments.uploads import Bundle
@@ -49,12 +50,11 @@ def started(of: Tournament) -> int:
 def test_a_flood_does_not_hold_up_another_users_check_or_small_tournament(
     workers: Workers, settings: SettingsWrapper
 ) -> None:
-    settings.TOURNAMENT_SLOTS = 1
-    workers.env["TOURNAMENT_SLOTS"] = "1"
-    for name in ("one", "two"):
+    for name in ("one", "two"):  # two processes: one for the flood, one kept free
         workers.start(name)
     for name in ("one", "two"):
         ready(workers, name)
+    wait_for(lambda: dispatch.capacity() == 2, 30, "both workers to announce themselves")
     flooder, small = User.objects.create(username="flood"), User.objects.create(username="small")
     flood = round_robin(flooder, entrants=5, rounds=3)  # 30 matches
     mine = round_robin(small, entrants=3)  # 3 matches
@@ -93,6 +93,70 @@ def test_a_flood_does_not_hold_up_another_users_check_or_small_tournament(
         "the check's verdict",
     )
     services.cancel_tournament(flood.pk)
+
+
+def running(of: Tournament) -> int:
+    return Match.objects.filter(tournament=of, status=Match.Status.RUNNING).count()
+
+
+class Peak:
+    """The most matches of a tournament seen running at once, polled as the test waits."""
+
+    def __init__(self, of: Tournament) -> None:
+        self.of = of
+        self.most = 0
+
+    def __call__(self) -> int:
+        self.most = max(self.most, running(self.of))
+        return self.most
+
+
+def test_matches_in_flight_follow_the_workers_processes_and_leave_one_for_checks(
+    workers: Workers, settings: SettingsWrapper
+) -> None:
+    settings.WORKER_HEARTBEAT_SECONDS = 1  # this process counts the live workers too
+    workers.start_with_reaper("main", processes=3)
+    ready(workers, "main")
+    wait_for(lambda: dispatch.capacity() == 3, 30, "the worker to announce its 3 processes")
+    owner = User.objects.create(username="organiser")
+    # 36 matches of a few seconds each (0.02 s a move): long enough to watch.
+    tournament = round_robin(owner, entrants=9, delay=0.02)
+    start(tournament)
+    peak = Peak(tournament)
+    wait_for(lambda: peak() >= 2, 120, "two tournament matches at once on 3 processes")
+
+    # A check arrives: the process the tournament left free takes it at once.
+    bot = Bot.objects.create(owner=User.objects.create(username="author"), game=GAME, name="new")
+    code, digest = bundle_code({"main.py": b"print('not a bot')\n"})
+    with transaction.atomic():
+        version, _ = actions.upload_version(bot, Bundle(files={}, code=code, content_hash=digest))
+
+    def checked() -> bool:
+        peak()
+        return BotVersion.objects.get(pk=version.pk).status == BotVersion.Status.REJECTED
+
+    wait_for(checked, 60, "the check to be played beside the tournament")
+    assert peak.most == 2, "batch work never takes the last process"
+
+    # One more worker process, mid-tournament: three at once, no restart, no setting.
+    extra = workers.start("extra")
+    wait_for(lambda: peak() >= 3, 120, "a third match in flight once a worker joins")
+    assert dispatch.capacity() == 4
+
+    # Killed while it plays: its match is played again, and the flow goes back to two.
+    on_extra = Match.objects.filter(worker__startswith="extra@", status=Match.Status.RUNNING)
+    wait_for(on_extra.exists, 60, "the new worker to play a match")
+    lost = on_extra.get()
+    workers.kill(extra)
+    wait_for(lambda: dispatch.capacity() == 3, 30, "the killed worker to leave the capacity")
+    wait_for(lambda: over(tournament), 300, "the tournament to finish")
+    lost.refresh_from_db()
+    assert lost.status == Match.Status.DONE, lost.failure
+    if lost.attempt == 1:  # it was being stored as the worker died: its result stands
+        assert lost.worker.startswith("extra@")
+    else:  # its lease ran out, and another process played it again
+        assert "lease expired (worker extra@" in lost.failure
+    assert not Match.objects.filter(tournament=tournament).exclude(status=Match.Status.DONE)
 
 
 @pytest.mark.docker

@@ -112,7 +112,7 @@ def finish(match: Match) -> list[int]:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("redis_broker")
+@pytest.mark.usefixtures("redis_broker", "ten_processes")
 def test_the_ladder_takes_only_slots_no_waiting_tournament_match_wants(
     settings: SettingsWrapper,
 ) -> None:
@@ -139,7 +139,7 @@ def test_the_ladder_takes_only_slots_no_waiting_tournament_match_wants(
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("redis_broker")
+@pytest.mark.usefixtures("redis_broker", "ten_processes")
 def test_each_bot_sits_one_ladder_table_at_a_time_and_games_take_turns(
     settings: SettingsWrapper,
 ) -> None:
@@ -158,7 +158,7 @@ def test_each_bot_sits_one_ladder_table_at_a_time_and_games_take_turns(
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("redis_broker")
+@pytest.mark.usefixtures("redis_broker", "ten_processes")
 def test_pausing_a_game_cancels_its_queued_matches_and_makes_no_more(
     settings: SettingsWrapper,
 ) -> None:
@@ -174,7 +174,7 @@ def test_pausing_a_game_cancels_its_queued_matches_and_makes_no_more(
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("redis_broker")
+@pytest.mark.usefixtures("redis_broker", "ten_processes")
 def test_nothing_is_played_while_the_ladder_is_off(settings: SettingsWrapper) -> None:
     settings.LADDER_ENABLED = False
     for i in range(2):
@@ -199,7 +199,7 @@ def test_the_plan_command_says_what_would_play_next_and_why(settings: SettingsWr
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("redis_broker")
+@pytest.mark.usefixtures("redis_broker", "ten_processes")
 def test_a_new_version_of_a_settled_bot_plays_first(settings: SettingsWrapper) -> None:
     settings.LADDER_ENABLED, settings.LADDER_SLOTS, settings.TOURNAMENT_SLOTS = True, 1, 1
     veteran, *others = [first_legal("oceans11", name) for name in ("veteran", "b", "c")]
@@ -215,7 +215,7 @@ def test_a_new_version_of_a_settled_bot_plays_first(settings: SettingsWrapper) -
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("redis_broker")
+@pytest.mark.usefixtures("redis_broker", "ten_processes")
 def test_a_new_broker_cancels_queued_ladder_matches_rather_than_resend_them(
     settings: SettingsWrapper,
 ) -> None:
@@ -228,7 +228,7 @@ def test_a_new_broker_cancels_queued_ladder_matches_rather_than_resend_them(
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("redis_broker")
+@pytest.mark.usefixtures("redis_broker", "ten_processes")
 def test_the_admin_pauses_a_ladder_as_the_command_does(settings: SettingsWrapper) -> None:
     queued = one_queued_ladder_match(settings)
     admin = User.objects.create_superuser("operator", password="operator-password-1")

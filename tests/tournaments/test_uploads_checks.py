@@ -16,7 +16,9 @@ from rest_framework.test import APIClient
 
 from judge.games import GAMES, game_class
 from tournaments import checks, runner, services
+from tournaments.api import actions
 from tournaments.models import BotVersion, Match, bundle_code
+from tournaments.uploads import read_upload
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 
@@ -163,16 +165,22 @@ def test_the_check_runs_the_bot_in_docker_too() -> None:
 
 @pytest.mark.django_db
 @pytest.mark.usefixtures("local_sandbox")
-def test_a_check_whose_message_was_lost_is_sent_again() -> None:
+def test_a_check_whose_message_was_lost_is_sent_again(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     bot = services.create_bot(None, "bigtwo", "forgotten")
     old = services.add_version(bot, *bundle_code({"main.py": GOOD.encode()}))
-    new = services.add_version(bot, *bundle_code({"main.py": GOOD.encode() + b"\n"}))
+    other = services.create_bot(User.objects.create(username="busy"), "bigtwo", "running")
+    running = services.add_version(other, *bundle_code({"main.py": GOOD.encode() + b"\n"}))
     long_ago = timezone.now() - dt.timedelta(seconds=checks.RESEND_AFTER_S + 1)
-    BotVersion.objects.filter(pk=old.pk).update(created_at=long_ago)
-    assert checks.resend_lost_checks() == 1  # tasks run in-process here
+    checking = BotVersion.Status.CHECKING
+    BotVersion.objects.filter(pk=old.pk).update(status=checking, check_sent_at=long_ago)
+    BotVersion.objects.filter(pk=running.pk).update(status=checking, check_sent_at=timezone.now())
+    with django_capture_on_commit_callbacks(execute=True):
+        assert checks.resend_lost_checks() == 1  # tasks run in-process here
     old.refresh_from_db()
-    new.refresh_from_db()
-    assert (old.status, new.status) == (BotVersion.Status.ACCEPTED, BotVersion.Status.PENDING)
+    running.refresh_from_db()
+    assert (old.status, running.status) == (BotVersion.Status.ACCEPTED, checking)
     assert checks.check_version(old.pk) == "skipped"  # a second delivery changes nothing
 
 
@@ -187,3 +195,69 @@ def test_the_check_compiles_first_and_shows_the_compilers_errors() -> None:
     assert not report["passed"] and report["matches"] == []
     assert report["reason"].startswith("the bot does not compile")
     assert "main.cpp:2:" in report["reason"] and "nothing" in report["reason"]
+
+
+@pytest.mark.django_db
+def test_a_missing_runtime_image_ends_the_check_at_once_naming_the_fix(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    from docker.errors import ImageNotFound
+
+    from sandbox.docker_backend import SandboxError
+
+    def no_image() -> Any:
+        try:
+            raise ImageNotFound("No such image: cardjudge-bot-js")
+        except ImageNotFound as error:
+            raise SandboxError(
+                "the js runtime image cardjudge-bot-js is missing; run "
+                "scripts/build-runtime-images (scripts/bootstrap does it too)"
+            ) from error
+
+    monkeypatch.setattr(checks, "backend_maker", lambda: no_image)
+    owner = User.objects.create(username="author")
+    bot = services.create_bot(owner, "bigtwo", "script")
+    source = SimpleUploadedFile("main.py", GOOD.encode())
+    with django_capture_on_commit_callbacks(execute=True):
+        version, _ = actions.upload_version(bot, read_upload(source.name, source.read()))
+    version.refresh_from_db()
+    report = version.check_report
+    assert version.status == BotVersion.Status.REJECTED, "not left pending: it ends at once"
+    assert report["verdict"] == "not checked" and report["host"] is True
+    assert "cardjudge-bot-js is missing; run scripts/build-runtime-images" in report["reason"]
+    assert "not your bot's fault" in report["reason"]
+
+    # Once mended, the same code uploaded again is checked again.
+    monkeypatch.setattr(checks, "backend_maker", lambda: lambda: runner.make_backend("local"))
+    with django_capture_on_commit_callbacks(execute=True):
+        again, new = actions.upload_version(bot, read_upload(source.name, GOOD.encode()))
+    again.refresh_from_db()
+    assert (again.pk, new, again.status) == (version.pk, False, BotVersion.Status.ACCEPTED)
+
+
+def test_a_host_fault_is_told_from_a_passing_one() -> None:
+    from judge.cli.sandboxing import SandboxUnavailable
+
+    assert runner.lasting_cause(SandboxUnavailable("cannot use Docker"))
+    assert not runner.lasting_cause(RuntimeError("starting a bot container failed: 409"))
+    try:
+        try:
+            raise SandboxUnavailable("no engine")
+        except SandboxUnavailable as error:
+            raise runner.InfrastructureError("could not start bots [0]") from error
+    except runner.InfrastructureError as wrapped:
+        assert runner.lasting_cause(wrapped)
+
+
+@pytest.mark.django_db
+def test_the_upload_page_marks_the_languages_no_live_worker_can_run() -> None:
+    from django.test import Client
+
+    from tournaments import dispatch
+
+    dispatch.announce("w@host", 3, ["python", "cpp"])
+    client = Client()
+    client.force_login(User.objects.create(username="author"))
+    page = client.get("/bots/upload/").content.decode()
+    assert dispatch.languages_missing() == ["rust", "java", "js", "go"]
+    assert page.count("this server cannot run it now") == 4

@@ -10,10 +10,11 @@ import signal
 
 import pytest
 from django.db import transaction
+from django.test import Client
 
 from judge.games import replay
 from sandbox import docker_backend
-from tests.tournaments.conftest import Workers, first_legal, wait_for
+from tests.tournaments.conftest import FIRST_LEGAL, Workers, first_legal, uploaded, wait_for
 from tournaments import replay_store, services, tasks
 from tournaments.instance import judge_instance
 from tournaments.models import Match, Rating, RatingHistory, Tournament
@@ -161,3 +162,47 @@ def test_two_workers_given_the_same_match_twice_play_it_once(workers: Workers) -
     match.refresh_from_db()
     assert (match.status, match.attempt) == (Match.Status.DONE, 1)
     assert RatingHistory.objects.filter(match=match).count() == 2
+
+
+#: Starts slowly the first time only (a marker file says it started once): as a bot on a
+#: starved host would, then plays its first legal action.
+SLOW_FIRST_START = """\
+import os, time
+if not os.path.exists(%(marker)r):
+    open(%(marker)r, "w").close()
+    time.sleep(%(sleep)s)
+"""
+
+
+def test_a_match_whose_bots_all_time_out_at_start_up_is_voided_replayed_and_rated_once(
+    workers: Workers,
+) -> None:
+    workers.env["MATCH_VOID_RETRY_SECONDS"] = "1"
+    # Every bot of the match is slow to start the first time: the host, not the bots.
+    entrants = [
+        uploaded(
+            GAME,
+            name,
+            SLOW_FIRST_START % {"marker": str(workers.folder / name), "sleep": 3}
+            + FIRST_LEGAL % {"delay": 0},
+        )
+        for name in ("starved-a", "starved-b")
+    ]
+    clocks = {"startup_s": 1.0, "move_s": 1.0, "bank_s": 10.0}  # start-up: 1 s, not 10
+    tournament = services.create_tournament(
+        None, "cup", GAME, entrants, table_size=2, games_per_pairing=1, time_control=clocks
+    )
+    assert tournament.rated
+    workers.start_with_reaper("solo")
+    ready(workers, "solo")
+    start(tournament)
+    wait_for(lambda: finished(tournament), 120, "the match to be voided and played again")
+    match = Match.objects.get(tournament=tournament)
+    assert (match.status, match.attempt) == (Match.Status.DONE, 2)
+    assert "attempt 1: voided: every bot timed out at start-up" in match.failure
+    assert not match.faults, "the second attempt's start was on time"
+    # Rated once: by the replay, never by the voided attempt.
+    assert RatingHistory.objects.filter(match=match).count() == 2
+    assert sorted(Rating.objects.values_list("matches", flat=True)) == [1, 1]
+    page = Client().get(f"/matches/{match.pk}/").content.decode()
+    assert "voided: every bot timed out at start-up" in page

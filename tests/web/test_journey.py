@@ -27,7 +27,9 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     queued: list[int] = []  # matches wait here, as in a broker, until the test plays them
     monkeypatch.setattr(tasks.play_match, "apply_async", lambda args, **_: queued.append(*args))
     checks_waiting: list[int] = []  # and so do checks
-    monkeypatch.setattr(checks.check_version, "delay", checks_waiting.append)
+    monkeypatch.setattr(
+        checks.check_version, "apply_async", lambda args, **_: checks_waiting.append(*args)
+    )
     visit.go("/")
     visit.shot("01-home")
     page.get_by_role("link", name="Sign up").click()

@@ -17,7 +17,7 @@ from judge.games import game_class
 from judge.rng import derive_seed
 from tournaments import quotas, services
 from tournaments.checks import enqueue_check
-from tournaments.dispatch import INTERACTIVE, send
+from tournaments.dispatch import dispatch_after_commit
 from tournaments.models import Bot, BotVersion, Match, Seat
 from tournaments.uploads import Bundle
 
@@ -34,23 +34,27 @@ def upload_version(bot: Bot, bundle: Bundle) -> tuple[BotVersion, bool]:
     if not known:
         quotas.check_upload(bot.owner)
     version = services.add_version(bot, bundle.code, bundle.content_hash)
-    if not known:
+    if not known or services.check_again_if_host_failed(version):
         enqueue_check(version.pk)
     return version, not known
 
 
 @transaction.atomic
 def retire_bot(bot: Bot) -> Bot:
-    """A retired bot keeps its matches and rating but enters no new tournament."""
+    """A retired bot keeps its matches and rating but enters no new tournament; its
+    checks and quick matches still waiting are dropped."""
     Bot.objects.filter(pk=bot.pk).update(retired=True)
+    services.withdraw_queued(bot.versions.only("id"))
     bot.retired = True
     return bot
 
 
 @transaction.atomic
 def retire_version(version: BotVersion) -> BotVersion:
-    """A retired version keeps its matches but enters no new tournament or match."""
+    """A retired version keeps its matches but enters no new tournament or match; its
+    check and quick matches still waiting are dropped."""
     BotVersion.objects.filter(pk=version.pk).update(retired=True)
+    services.withdraw_queued([version])
     version.retired = True
     return version
 
@@ -102,5 +106,5 @@ def request_quick_match(
         Seat.objects.bulk_create(
             Seat(match=match, index=i, version=seat) for i, seat in enumerate(seated)
         )
-        send([match], INTERACTIVE)
+        dispatch_after_commit()  # it waits for its owner's turn at a free process
     return match

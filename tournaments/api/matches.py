@@ -124,6 +124,25 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         match = self.get_queryset().get(pk=match.pk)
         return Response(serializers.MatchSerializer(match).data, status=status.HTTP_202_ACCEPTED)
 
+    @extend_schema(
+        request=None,
+        responses={200: serializers.MatchSerializer, 409: OpenApiResponse(OpenApiTypes.OBJECT)},
+    )
+    @action(
+        detail=True, methods=["post"], permission_classes=(IsAuthenticated,), filterset_class=None
+    )
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        """Cancel a quick match you asked for while it waits (409 once a worker has begun it)."""
+        match = self.get_object()
+        if match.requested_by_id != request.user.pk and not request.user.is_staff:
+            self.permission_denied(request, "only who asked for a quick match may cancel it")
+        try:
+            services.cancel_quick_match(match.pk, request.user)  # type: ignore[arg-type]
+        except services.ServiceError as error:
+            raise Conflict(str(error)) from None
+        match = self.get_queryset().get(pk=match.pk)
+        return Response(serializers.MatchSerializer(match).data)
+
 
 def find_versions(ids: list[int], field: str) -> list[BotVersion]:
     found = {v.pk: v for v in version_queryset().filter(pk__in=ids)}

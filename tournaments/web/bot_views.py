@@ -28,7 +28,7 @@ from django.views.decorators.http import require_http_methods
 
 from judge import games
 from sandbox.runtimes import RUNTIMES
-from tournaments import ladder, services
+from tournaments import dispatch, ladder, services
 from tournaments.api.actions import upload_version
 from tournaments.api.permissions import owns_bot
 from tournaments.limits import limited
@@ -220,7 +220,13 @@ def upload(request: HttpRequest, bot_id: int | None = None) -> HttpResponse:
         if version is not None:
             return redirect("web:version", version_id=version.pk)
     rules = [(game, games.title(game)) for game in docs.rules_games()]
-    context = {"form": form, "bot": bot, "runtimes": RUNTIMES.values(), "rules": rules}
+    context = {
+        "form": form,
+        "bot": bot,
+        "runtimes": RUNTIMES.values(),
+        "rules": rules,
+        "missing": dispatch.languages_missing(),  # what no live worker can run now
+    }
     return render(request, "web/upload.html", context)
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from judge import games
 from judge.engine import JSONDict
-from tournaments import replay_store
+from tournaments import replay_store, services
 from tournaments.api.permissions import owns_bot
 from tournaments.models import Match, Replay, Seat
 from tournaments.web import replays
@@ -63,9 +66,42 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "faults": [fault_line(fault, names) for fault in match.faults or []],
         "names": names,  # the page's title names the bots
         "has_replay": match.status == Match.Status.DONE,
+        # Who asked for a quick match may cancel it while no worker has begun it.
+        "cancellable": match.status == Match.Status.QUEUED
+        and match.tournament_id is None
+        and match.ladder_id is None
+        and request.user.is_authenticated
+        and match.requested_by_id == request.user.pk,
+        "notes": public_notes(match.failure),
         **status_context(match),
     }
     return render(request, "web/match.html", context)
+
+
+#: The lines of a match's failure history that its page shows (the others name workers).
+PUBLIC_NOTES = ("voided", "cancelled", "this server cannot play", "ran past")
+
+
+def public_notes(failure: str) -> list[str]:
+    """What the page says about a match's attempts: voided for a host fault (and played
+    again), cancelled, not playable on this server, past its budget."""
+    notes = []
+    for line in failure.splitlines():
+        text = line.split(": ", 1)[1] if line.startswith("attempt ") else line
+        if text.startswith(PUBLIC_NOTES):
+            notes.append(text)
+    return notes
+
+
+@require_POST
+@login_required
+def cancel_quick_match(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The owner cancels a quick match that is still waiting (the match page's button)."""
+    try:
+        services.cancel_quick_match(match_id, request.user)  # type: ignore[arg-type]
+    except services.ServiceError as error:
+        messages.error(request, str(error))
+    return redirect("web:match", match_id=match_id)
 
 
 def fault_line(fault: dict[str, Any], names: list[str]) -> dict[str, Any]:

@@ -40,6 +40,11 @@ urlpatterns = [
         name="tournament_cancel",
     ),
     path("matches/<int:match_id>/", match_views.match_page, name="match"),
+    path(
+        "matches/<int:match_id>/cancel/",
+        match_views.cancel_quick_match,
+        name="cancel_quick_match",
+    ),
     path("matches/<int:match_id>/frames/", match_views.replay_frames, name="frames"),
     path("accounts/signup/", account_views.signup, name="signup"),
     path(

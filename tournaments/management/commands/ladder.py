@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from judge.games import GAMES
-from tournaments import ladder, services
+from tournaments import dispatch, ladder, services
 from tournaments.models import BotVersion
 
 RULE = (
@@ -56,9 +56,11 @@ class Command(BaseCommand):
 
     def status(self) -> None:
         enabled = "on" if settings.LADDER_ENABLED else "off (LADDER_ENABLED=false)"
+        processes = dispatch.capacity()
+        share = f"at most {settings.LADDER_SLOTS}" if settings.LADDER_SLOTS else "what is left"
         self.stdout.write(
-            f"ladder {enabled}; at most {settings.LADDER_SLOTS} of the "
-            f"{settings.TOURNAMENT_SLOTS} tournament slots; settled at a deviation of "
+            f"ladder {enabled}; {share} of the {dispatch.batch_limit(processes)} batch "
+            f"processes of the {processes} the live workers have; settled at a deviation of "
             f"{settings.LADDER_TARGET_DEVIATION:g} Elo"
         )
         counts = dict(

@@ -1,4 +1,4 @@
-"""``manage.py resend_queued``: send every queued match and pending check to the broker again.
+"""``manage.py resend_queued``: every queued match and pending check waits for the dispatcher again.
 
 For a broker that lost its messages (a new or restarted Redis: scripts/run starts a fresh
 one each time). Sending twice is harmless: a match is claimed once and a check of a
@@ -16,12 +16,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from tournaments import services
-from tournaments.checks import check_version
 from tournaments.models import BotVersion, Match
 
 
 class Command(BaseCommand):
-    help = "Send the queued matches and the pending bot checks to the broker again."
+    help = "Have the queued matches and the pending bot checks sent to the broker again."
 
     def handle(self, *args: Any, **options: Any) -> None:
         with transaction.atomic():
@@ -33,14 +32,13 @@ class Command(BaseCommand):
             # Sent before is lost now: tournament matches wait for the dispatcher again.
             queued.update(enqueued_at=timezone.now(), sent_at=None)
             matches = list(queued.order_by("id"))
-            services.enqueue_matches(matches)
-        waiting = BotVersion.objects.filter(
-            status__in=(BotVersion.Status.PENDING, BotVersion.Status.CHECKING)
-        )
-        versions = list(waiting.order_by("id").values_list("id", flat=True))
-        for version_id in versions:
-            check_version.delay(version_id)
+            services.enqueue_matches(matches)  # the dispatcher runs after commit
+            # Checks sent before are lost too: they wait for the dispatcher again.
+            waiting = BotVersion.objects.filter(
+                status__in=(BotVersion.Status.PENDING, BotVersion.Status.CHECKING)
+            )
+            versions = waiting.update(status=BotVersion.Status.PENDING, check_sent_at=None)
         self.stdout.write(
-            f"sent again: {len(matches)} queued matches, {len(versions)} checks"
+            f"sent again: {len(matches)} queued matches, {versions} checks"
             + (f"; {dropped} queued ladder matches cancelled" if dropped else "")
         )
