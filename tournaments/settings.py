@@ -346,6 +346,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # token and the API's session sign-in. After LOGIN_FAILURE_LIMIT failures the client is
 # refused (429) for LOGIN_LOCKOUT_MINUTES. LOGIN_LOCKOUT_BY: comma-separated groups, each
 # a '+'-joined set of username, ip_address, user_agent (a group's values counted together).
+# The default counts a user name from one address, and one address across every user name
+# (so one address cannot spray a password over many names; docs/deploy.md, "Limits").
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE.append("axes.middleware.AxesMiddleware")
 AUTHENTICATION_BACKENDS = [
@@ -356,7 +358,7 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = env_float("LOGIN_LOCKOUT_MINUTES", 15.0) / 60
 AXES_LOCKOUT_PARAMETERS: list[str | list[str]] = [
     group.split("+") if "+" in group else group
-    for group in env_list("LOGIN_LOCKOUT_BY", ["username+ip_address"])
+    for group in env_list("LOGIN_LOCKOUT_BY", ["username+ip_address", "ip_address"])
 ]
 AXES_CLIENT_IP_CALLABLE = "tournaments.clients.client_address"
 AXES_RESET_ON_SUCCESS = True
