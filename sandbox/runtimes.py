@@ -16,6 +16,7 @@ the bot then runs in the build's output folder (see ``sandbox.builds``).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -154,8 +155,15 @@ def detect(code: Path) -> BotBuild:
     BadBotCode says what is wrong: no entry file, several (without a bot.json choosing
     one), or a bot.json that is not an object with a known language and allowed flags.
     """
-    present = [r for r in RUNTIMES.values() if (code / r.entry).is_file()]
-    wanted = _read_bot_json(code)
+    present = [r.entry for r in RUNTIMES.values() if (code / r.entry).is_file()]
+    return detect_files(present, _bot_json_bytes(code / BOT_JSON))
+
+
+def detect_files(top: Collection[str], bot_json: bytes | None) -> BotBuild:
+    """The same, from the names at the bot's top and its bot.json's bytes (None: none):
+    what an upload is checked with before anything is stored (tournaments.uploads)."""
+    present = [r for r in RUNTIMES.values() if r.entry in top]
+    wanted = _read_bot_json(bot_json)
     language = wanted.get("language")
     if language is not None:
         if not isinstance(language, str) or language not in RUNTIMES:
@@ -173,14 +181,21 @@ def detect(code: Path) -> BotBuild:
     return BotBuild(runtime, _flags(runtime, wanted.get("flags", [])))
 
 
-def _read_bot_json(code: Path) -> dict[str, object]:
-    path = code / BOT_JSON
+def _bot_json_bytes(path: Path) -> bytes | None:
+    """At most one byte past the limit of the bot.json at ``path`` (None: there is none)."""
     if not path.is_file():
+        return None
+    with path.open("rb") as file:
+        return file.read(MAX_BOT_JSON_BYTES + 1)
+
+
+def _read_bot_json(raw: bytes | None) -> dict[str, object]:
+    if raw is None:
         return {}
-    if path.stat().st_size > MAX_BOT_JSON_BYTES:
+    if len(raw) > MAX_BOT_JSON_BYTES:
         raise BadBotCode(f"bot.json is larger than {MAX_BOT_JSON_BYTES} bytes")
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BadBotCode(f"bot.json is not valid JSON: {error}") from None
     if not isinstance(value, dict) or set(value) - {"language", "flags"}:

@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 
 from django.conf import settings
 
-from sandbox.runtimes import BY_ENTRY
+from sandbox.runtimes import BOT_JSON, BY_ENTRY, BadBotCode, detect_files
 from tournaments.models import bundle_code
 
 #: Defaults of the limits (settings BOT_UPLOAD_MAX_BYTES etc. override them).
@@ -91,8 +91,18 @@ def read_upload(filename: str, data: bytes, limits: Limits | None = None) -> Bun
             f"cannot tell what {filename!r} is: upload one .py file, one entry file "
             f"({', '.join(BY_ENTRY)}) or a .zip holding one"
         )
+    check_build(files)
     code, digest = bundle_code(files)
     return Bundle(files, code, digest)
+
+
+def check_build(files: dict[str, bytes]) -> None:
+    """What the check would find first, found now: a bot.json that is not JSON, names an
+    unknown language or flags not allowed, or no entry file (sandbox.runtimes decides)."""
+    try:
+        detect_files(list(files), files.get(BOT_JSON))
+    except BadBotCode as error:
+        raise UploadError(str(error)) from None
 
 
 def check_text(name: str, source: bytes) -> str:
