@@ -3,7 +3,8 @@
 Matches and checks run in this process (the tests set CELERY_TASK_ALWAYS_EAGER), bots in the local
 sandbox and house bots in-process. The browser is Debian's chromium driven by
 Playwright against pytest-django's live server on loopback; any request it makes to
-another host is refused and recorded, and every test asserts there was none.
+another host is refused and recorded, and every test asserts there was none; so is
+anything the pages' Content-Security-Policy blocks (only the site's own scripts run).
 
 Every page a browser test opens is audited by axe-core (the copy pinned in pyproject.toml
 with axe-playwright-python): ``Visit.go``, ``Visit.shot`` and ``Visit.check`` run it on the
@@ -252,6 +253,11 @@ def visit(browser: Browser, live_server: object, request: pytest.FixtureRequest)
     expect.set_options(timeout=15_000)  # a loaded CI machine may be slow to answer
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    refused: list[str] = []  # what the Content-Security-Policy blocked (issue 31)
+    page.on(
+        "console",
+        lambda line: refused.append(line.text) if "Content Security" in line.text else None,
+    )
     folder = ARTIFACTS / request.node.name
     shutil.rmtree(folder, ignore_errors=True)  # this run's screenshots and reports only
     visit = Visit(page, str(live_server), folder)
@@ -259,6 +265,7 @@ def visit(browser: Browser, live_server: object, request: pytest.FixtureRequest)
     context.close()
     assert not visit.outside, f"the pages asked for other hosts: {visit.outside}"
     assert not errors, f"script errors on the pages: {errors}"
+    assert not refused, f"the Content-Security-Policy blocked parts of the pages: {refused}"
     unaudited = visit.missed + ([visit.unaudited] if visit.unaudited else [])
     assert not unaudited, (
         f"pages opened but not audited by axe (call visit.shot, check or audit): {unaudited}"
