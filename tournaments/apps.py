@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_save
 
 
 class TournamentsConfig(AppConfig):
@@ -7,8 +7,13 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from tournaments import replay_store, served  # noqa: F401  (served: its system check)
-        from tournaments.models import Replay
+        from django.contrib.auth.models import User
+
+        from tournaments import lookalikes, replay_store, served  # noqa: F401  (served: its check)
+        from tournaments.models import Bot, Replay
 
         # Files outside the database go with their rows (matches deleted in any way).
         post_delete.connect(replay_store.forget_files, sender=Replay, dispatch_uid="replay-files")
+        # The look of every new user and bot name, for the look-alike check (issue 31).
+        post_save.connect(lookalikes.remember_user, sender=User, dispatch_uid="user-look")
+        post_save.connect(lookalikes.remember_bot, sender=Bot, dispatch_uid="bot-look")

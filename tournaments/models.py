@@ -534,3 +534,27 @@ class Worker(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.processes} processes)"
+
+
+class NameSkeleton(models.Model):
+    """What a user name, or a bot name in its game, looks like (tournaments.names.skeleton):
+    a new name whose look is held here passes for the name holding it, and is refused
+    (tournaments.lookalikes), in one lookup of this unique index."""
+
+    class Kind(models.TextChoices):
+        USER = "user"
+        BOT = "bot"
+
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    #: The skeleton; a bot's is prefixed by its game ("oceans11:a11ceb0t").
+    look = models.CharField(max_length=400)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    bot = models.ForeignKey(Bot, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = (models.UniqueConstraint(fields=["kind", "look"], name="unique_name_look"),)
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.look}"

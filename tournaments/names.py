@@ -11,9 +11,15 @@ refused too.
 
 from __future__ import annotations
 
+import functools
+import string
 import unicodedata
 
-from confusable_homoglyphs import categories, confusables  # type: ignore[import-untyped]
+from confusable_homoglyphs import (  # type: ignore[import-untyped]
+    categories,
+    confusables,
+    utils,
+)
 
 BOT_NAME_PUNCTUATION = "-_."
 USER_NAME_PUNCTUATION = "@.+-_"
@@ -72,3 +78,64 @@ def allowed(char: str, punctuation: str) -> bool:
     if ord(char) in INVISIBLE:
         return False
     return char in punctuation or unicodedata.category(char)[0] in "LNM"
+
+
+def skeleton(name: str) -> str:
+    """The name as it looks: Unicode's UTS #39 skeleton, folded for case, so that two names
+    with one skeleton pass for each other (``ɑlice``, ``alıce``, ``aIice`` and ``a1ice``
+    all look like ``alice``; ``ᴀlice`` folds to it through its small capital).
+
+    Each character becomes the chosen member of its class of look-alikes (Unicode's
+    confusables.txt, as confusable-homoglyphs ships it), the text is case-folded, and
+    both steps repeat until nothing changes (a folded letter may have look-alikes of its
+    own)."""
+    text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name))
+    for _ in range(4):
+        shown = "".join(_prototype(char) for char in text).casefold()
+        shown = unicodedata.normalize("NFD", shown)
+        if shown == text:
+            break
+        text = shown
+    return text
+
+
+def _prototype(char: str) -> str:
+    return _look_alike_classes().get(char, char)
+
+
+@functools.cache
+def _look_alike_classes() -> dict[str, str]:
+    """Every character of confusables.txt to one member of its class of look-alikes (an
+    ASCII one where the class has one, else the lowest): classes join the pairs of single
+    characters that confusables.txt lists as confusable, in either direction, then each
+    ASCII letter with its other case, and a class with no ASCII member with the class of
+    its case-folded form when that one has (Cherokee ``ꭺ`` folds to ``Ꭺ``, which is
+    ``A``). Case is not joined further: through other scripts' cases, chains of
+    look-alikes would join letters that do not look alike at all."""
+    parent: dict[str, str] = {}
+
+    def root(char: str) -> str:
+        while parent.setdefault(char, char) != char:
+            parent[char] = parent[parent[char]]
+            char = parent[char]
+        return char
+
+    def join(one: str, other: str) -> None:
+        first, second = sorted((root(one), root(other)), key=_preference)
+        parent[second] = first
+
+    for char, twins in utils.load("confusables.json").items():
+        for twin in twins:
+            if len(char) == 1 and len(twin["c"]) == 1:
+                join(char, twin["c"])
+    for upper, lower in zip(string.ascii_uppercase, string.ascii_lowercase, strict=True):
+        join(upper, lower)
+    for char in list(parent):  # a class with no ASCII member, cased like an ASCII one
+        folded = char.casefold()
+        if len(folded) == 1 and not root(char).isascii() and root(folded).isascii():
+            join(char, folded)
+    return {char: root(char) for char in parent}
+
+
+def _preference(char: str) -> tuple[bool, int]:
+    return (not char.isascii(), ord(char))

@@ -21,7 +21,7 @@ from django.utils import timezone
 from judge.engine import GameError, Settings
 from judge.games import GAMES, game_class
 from judge.rng import derive_seed
-from tournaments import dispatch, ladder, ratings, replay_store, skill
+from tournaments import dispatch, ladder, lookalikes, ratings, replay_store, skill
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -59,6 +59,13 @@ def checked_settings(game: str, players: int | None, variant: str | None, option
 
 def create_bot(owner: User | None, game: str, name: str, house_policy: str = "") -> Bot:
     game_class(game)  # refuses an unknown game, naming the ones there are
+    twin = lookalikes.bot_like(game, name, owner.pk if owner else None)
+    if twin is not None:  # a copy of a known bot's name must not pass for it (issue 31)
+        whose = twin.owner.username if twin.owner else "the house"
+        raise ServiceError(
+            f"a {game} bot of {whose} is named {twin.name!r}, which {name!r} looks like; "
+            "choose a name that looks different"
+        )
     try:
         with transaction.atomic():
             return Bot.objects.create(owner=owner, game=game, name=name, house_policy=house_policy)

@@ -98,7 +98,7 @@ def test_web_lists_go_by_key_and_deep_pages_cost_what_the_first_does(
     assert seen == made[::-1] and len(costs) == 1
     back = client.get(reverse("web:tournaments") + f"?before={made[0]}").context["page"]
     assert [t.pk for t in back] == made[2:0:-1] and back.newer == made[2]
-    assert client.get(reverse("web:tournaments") + "?after=junk").status_code == 200
+    assert client.get(reverse("web:tournaments") + "?after=junk").status_code == 400  # issue 31
 
 
 def test_the_leaderboard_trend_is_each_bots_last_ten_ratings() -> None:

@@ -15,7 +15,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from judge.games import GAMES
-from tournaments import names
+from tournaments import lookalikes, names
 from tournaments.api.permissions import may_read_seat_log, owns_version
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
 from tournaments.queryparams import MAX_KEY
@@ -61,7 +61,13 @@ class RegisterSerializer(serializers.ModelSerializer[User]):
         read_only_fields: tuple[str, ...] = ("id", "token")
 
     def validate_username(self, value: str) -> str:
-        return name_or_400(value, names.USER_NAME_PUNCTUATION, 150)
+        name = name_or_400(value, names.USER_NAME_PUNCTUATION, 150)
+        twin = lookalikes.user_like(name)
+        if twin is not None:
+            raise serializers.ValidationError(
+                f"{name!r} looks like the user name {twin!r}; choose a name that looks different"
+            )
+        return name
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """The password rules (settings' AUTH_PASSWORD_VALIDATORS), which also compare it

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from judge import games
 from judge.bots import policies
 from judge.games import game_class
-from tournaments import boundedjson, names, services
+from tournaments import boundedjson, lookalikes, names, services
 from tournaments.api.serializers import MAX_PARTICIPANTS
 from tournaments.models import Bot, BotVersion
 
@@ -24,7 +24,15 @@ class SignupForm(UserCreationForm):  # type: ignore[type-arg,unused-ignore]
         field_classes: ClassVar[dict[str, type[forms.Field]]] = {"username": UsernameField}
 
     def clean_username(self) -> str:
-        return checked(self.cleaned_data["username"], names.USER_NAME_PUNCTUATION, 150)
+        name = checked(self.cleaned_data["username"], names.USER_NAME_PUNCTUATION, 150)
+        twin = lookalikes.user_like(name)
+        if twin is not None:
+            raise forms.ValidationError(look_alike_user(name, twin))
+        return name
+
+
+def look_alike_user(name: str, twin: str) -> str:
+    return f"{name!r} looks like the user name {twin!r}; choose a name that looks different"
 
 
 def checked(value: str, punctuation: str = names.BOT_NAME_PUNCTUATION, size: int = 64) -> str:
