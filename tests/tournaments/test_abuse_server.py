@@ -80,12 +80,16 @@ def test_the_registration_limit_holds_across_workers_and_spoofed_addresses(
     assert sorted(answers) == [201] * 10 + [429] * 20
 
 
-def test_concurrent_registrations_on_sqlite_answer_201_or_400_never_500(tmp_path: Path) -> None:
+@pytest.mark.parametrize("main_job", [False, True], ids=["wsgi", "main-job"])
+def test_concurrent_registrations_on_sqlite_answer_201_or_400_never_500(
+    tmp_path: Path, main_job: bool
+) -> None:
     """Forty at once on the embedded default: twenty names, and twenty tries of one more
-    name (one of which wins; the others are told the name is taken)."""
+    name (one of which wins; the others are told the name is taken), through processes
+    and through the main job's server, whose views run in threads."""
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "CELERY_SKIP_CHECKS": "1"}
     manage({**os.environ, **env}, "migrate", "--no-input")
-    server = gunicorn(tmp_path, workers=3, API_REGISTRATION_RATE="1000/hour", **env)
+    server = gunicorn(tmp_path, 3, main_job, API_REGISTRATION_RATE="1000/hour", **env)
     numbers = [*range(20), *[99] * 20]
     with server as port, ThreadPoolExecutor(max_workers=40) as pool:
         answers = list(pool.map(lambda n: register(port, n, "10.0.0.1"), numbers))
