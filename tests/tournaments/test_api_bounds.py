@@ -21,8 +21,12 @@ from tournaments import services
 from tournaments.api.serializers import MAX_PARTICIPANTS
 from tournaments.models import BotVersion, Match, Seat, bundle_code
 
-#: The tables that grow with play; a search must never read one whole.
-BIG_TABLES = ("tournaments_match", "tournaments_seat", "tournaments_ratinghistory")
+#: The tables that grow with play and uploads; a search must never read one whole.
+BIG_TABLES = (
+    *("tournaments_match", "tournaments_seat", "tournaments_ratinghistory"),
+    *("tournaments_bot", "tournaments_botversion", "tournaments_tournament"),
+    *("tournaments_rating", "auth_user"),
+)
 SEARCHES = [
     "/admin/tournaments/match/?q={term}",
     "/admin/tournaments/seat/?q={term}",
@@ -30,6 +34,7 @@ SEARCHES = [
     "/admin/tournaments/botversion/?q={term}",
     "/admin/tournaments/bot/?q={term}",
     "/admin/tournaments/tournament/?q={term}",
+    "/admin/tournaments/rating/?q={term}",
 ]
 TERMS = ["12", "cup1", "bot1", "²", "9" * 25, "a b"]
 
