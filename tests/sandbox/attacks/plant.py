@@ -210,6 +210,8 @@ def plant_pid1(secret):
     done["affinity"] = attempt(lambda: os.sched_setaffinity(1, {0}))
     done["ioprio"] = call(LIBC.syscall(IOPRIO[0], 1, 1, (3 << 13)))  # IDLE class
     done["kill"] = attempt(lambda: os.kill(1, signal.SIGSTOP))
+    done["ptrace"] = call(LIBC.ptrace(16, 1, None, None))  # PTRACE_ATTACH
+    done["environ"] = attempt(lambda: read("/proc/1/environ") and None)
     return done
 
 
