@@ -10,10 +10,11 @@ so their folder, and so their containers, are the same in every match.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from judge.cli.sandboxing import HOUSE_SEED_ENV, PreparedBot, SandboxChannel, SandboxUnavailable
 from judge.players import house_seed
@@ -23,15 +24,23 @@ from sandbox.limits import Limits
 from sandbox.parallel import SeatStart
 from sandbox.pool import Pools, PoolTable
 
+if TYPE_CHECKING:
+    from sandbox.docker_backend import DockerBackend
+
 LIFECYCLES = ("fresh", "pool")
 
 
-def pooled_backend() -> Any:
+#: The prefix of the pipe folder a pooled ``play`` makes when JUDGE_PIPE_ROOT is unset.
+OWN_PIPES = "judge-play-pipes-"
+
+
+def pooled_backend() -> DockerBackend:
     """A Docker backend whose seats use FIFOs (the pool needs them): JUDGE_PIPE_ROOT, else
-    a folder of this process's own under the temporary directory."""
+    a folder of this process's own under the temporary directory (``close_pool`` removes
+    it)."""
     from sandbox.docker_backend import DockerBackend, pipe_root_from_env
 
-    root = pipe_root_from_env() or Path(tempfile.mkdtemp(prefix="judge-play-pipes-"))
+    root = pipe_root_from_env() or Path(tempfile.mkdtemp(prefix=OWN_PIPES))
     try:
         return DockerBackend(pipe_root=root)
     except Exception as error:  # the Docker SDK raises several kinds when no engine answers
@@ -39,6 +48,17 @@ def pooled_backend() -> Any:
             f"cannot use Docker ({error}); is the Docker engine running? "
             "Try --sandbox local for bots you trust."
         ) from None
+
+
+def close_pool(backend: object) -> None:
+    """End a backend's pooled containers (if it has a pool) and the pipe folder it was
+    given by ``pooled_backend``."""
+    pool = getattr(backend, "pool", None)
+    if pool is not None:
+        pool.close()
+    root = getattr(backend, "pipe_root", None)
+    if isinstance(root, Path) and root.name.startswith(OWN_PIPES):
+        shutil.rmtree(root, ignore_errors=True)
 
 
 class PooledMatch:

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from judge.cli.lifecycles import LIFECYCLES, PooledMatch, pooled_backend
+from judge.cli.lifecycles import LIFECYCLES, PooledMatch, close_pool, pooled_backend
 from judge.cli.sandboxing import (
     BotSpecError,
     SandboxUnavailable,
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     except (BotSpecError, GameError, SandboxUnavailable, ValueError, FileNotFoundError) as error:
         return _fail(str(error))
     finally:
-        _close(backend)
+        close_pool(backend)
     if args.matches > 1:
         took = time.perf_counter() - began
         each = f"{args.matches} matches in {took:.1f} s ({took / args.matches:.2f} s each)"
@@ -148,13 +148,6 @@ def _play(
             return play_match(spec, [b.info for b in bots], match.start, announce=match.announce)
         finally:
             match.close()
-
-
-def _close(backend: Backend | None) -> None:
-    """End a pool's containers (a backend without a pool has nothing kept)."""
-    pool = getattr(backend, "pool", None)
-    if pool is not None:
-        pool.close()
 
 
 def _pool_text(backend: Backend) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,7 @@ def test_several_matches_under_the_servers_lifecycle(
     capsys: pytest.CaptureFixture[str], lifecycle: str
 ) -> None:
     seed = secrets.randbelow(1 << 40)
+    pipes_before = set(Path(tempfile.gettempdir()).glob("judge-play-pipes-*"))
     status, out, err = play(
         capsys, "oceans11", str(STARTER), "house:random", "--sandbox", "docker",
         "--lifecycle", lifecycle, "--matches", "3", "--duplicate", "--games", "2",
@@ -56,6 +58,7 @@ def test_several_matches_under_the_servers_lifecycle(
         assert "pool:" not in err
     for number in range(3):
         assert containers_of(seed + number) == []
+    assert set(Path(tempfile.gettempdir()).glob("judge-play-pipes-*")) <= pipes_before
 
 
 def test_a_lifecycle_needs_docker(capsys: pytest.CaptureFixture[str]) -> None:
