@@ -1,8 +1,10 @@
 """The production backend: each bot in a hardened, throw-away Docker container.
 
 This is the only module that talks to Docker (through the Docker SDK). Every container:
-no network; a read-only root; all capabilities dropped; no new privileges; the
-unprivileged ``nobody`` user; an init (PID 1) that reaps orphans; the seccomp profile of
+no network; a read-only root; all capabilities dropped but those PID 1 needs to become
+the bot's user (it starts as the container's root, out of the bot's reach); no new
+privileges; the bot as the unprivileged ``nobody`` with no capability; an init (PID 1)
+that reaps orphans; the seccomp profile of
 ``sandbox.seccomp`` (Docker's default without io_uring); no IPC namespace to share; the
 ``none`` log driver (output never reaches the engine's log files); the caps of
 ``Limits`` (memory with equal swap, CPU, processes, open files, file size, a small
@@ -523,10 +525,11 @@ class DockerBackend:
 
 def _reused(settings: dict[str, Any], runtime: Runtime) -> dict[str, Any]:
     """What a reused container changes in a bot container's settings (``sandbox.reuse``):
-    the supervisor is PID 1 (in place of docker-init) and runs the bot on each seating's
-    FIFOs; what would outlive a seating's processes is closed (SysV IPC and POSIX message
-    queues cannot be made; IP sockets, whose network counters persist, are refused; the
-    cgroup's counters are hidden under an empty /sys/fs/cgroup)."""
+    the supervisor is PID 1 (in place of docker-init; it may also kill the bot's
+    processes) and runs the bot as ``BOT_UID`` on each seating's FIFOs; what would outlive
+    a seating's processes is closed (SysV IPC and POSIX message queues cannot be made; IP
+    sockets, whose network counters persist, are refused; the cgroup's counters are
+    hidden under an empty /sys/fs/cgroup)."""
     source = SUPERVISOR.read_text()
     return {
         **settings,
