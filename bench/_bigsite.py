@@ -96,6 +96,7 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
         Seat,
         Tournament,
     )
+    from tournaments.ratings_store import mark_rated_versions
 
     rng = random.Random(seed)
     start = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
@@ -261,6 +262,7 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
         ),
         len(records),
     )
+    mark_rated_versions()  # as services._rate flags a version at its first rated match
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     busiest = max(standings, key=lambda b: standings[b].matches)

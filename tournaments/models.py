@@ -90,6 +90,10 @@ class BotVersion(models.Model):
     #: When its check was sent to the workers (tournaments.dispatch); null while it waits
     #: in the database for its owner's turn.
     check_sent_at = models.DateTimeField(null=True, blank=True)
+    #: Whether a rated result of this version was applied (services._rate sets it with
+    #: the first, ratings_store.mark_rated_versions from the history): the first widens
+    #: its bot (skill.new_version), read in one primary-key lookup at any history size.
+    ever_rated = models.BooleanField(default=False, db_default=False, editable=False)
 
     class Meta:
         constraints = (

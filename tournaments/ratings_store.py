@@ -16,6 +16,7 @@ from typing import Any
 
 from django.apps import apps as installed
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from tournaments import ratings, services, skill
 
@@ -221,7 +222,23 @@ def recompute_and_store(
     Rating.objects.bulk_create(rows[bot_id] for bot_id in report.ratings)
     if _has_records(apps):
         _store_records(report.skills, _model(apps, "RatingRecord"))
+    mark_rated_versions(apps)
     return report
+
+
+def mark_rated_versions(apps: Any = None) -> int:
+    """Set each version's ``ever_rated`` from the history (a version with a rated match
+    has it), as services._rate keeps it; how many versions have it. A registry before
+    migration 0015 has no such field: nothing to do."""
+    BotVersion = _model(apps, "BotVersion")
+    if "ever_rated" not in {f.name for f in BotVersion._meta.get_fields()}:
+        return 0
+    rated = _model(apps, "Seat").objects.filter(
+        version=OuterRef("pk"), match__status="done", match__rating_seq__isnull=False
+    )
+    BotVersion.objects.update(ever_rated=Exists(rated))
+    count: int = BotVersion.objects.filter(ever_rated=True).count()
+    return count
 
 
 def _store_records(skills: dict[int, skill.Skill], model: Any) -> None:

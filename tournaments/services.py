@@ -450,7 +450,7 @@ def _rate(match: Match, versions: Sequence[BotVersion], places: Sequence[int]) -
     after = skill.rate_units(
         before,
         rated_units(seats, places, match.units),
-        _first_rated(match, versions),
+        _first_rated(versions),
         versions={version.bot_id: version.pk for version in versions},
     )
     store_records(before, after)
@@ -487,18 +487,16 @@ def store_records(before: Mapping[int, skill.Skill], after: Mapping[int, skill.S
     )
 
 
-def _first_rated(match: Match, versions: Sequence[BotVersion]) -> set[int]:
-    """The bots (ids) of those versions that no other rated match has rated: one query on
-    the seats' (version, match) index. Read under the bots' rating locks, so every match
-    of these versions rated before has its ``rating_seq``, as recompute_ratings sees it."""
-    rated = set(
-        Seat.objects.filter(
-            version__in=versions, match__status=Match.Status.DONE, match__rating_seq__isnull=False
-        )
-        .exclude(match=match)
-        .values_list("version_id", flat=True)
-    )
-    return {version.bot_id for version in versions if version.pk not in rated}
+def _first_rated(versions: Sequence[BotVersion]) -> set[int]:
+    """The bots (ids) of those versions that no rated match has rated before, whose flag
+    (BotVersion.ever_rated) is then set: two primary-key statements at any history size.
+    Read under the bots' rating locks, so a match of these versions rated before has
+    committed its flag, as recompute_ratings sees it in rating order."""
+    ids = {version.pk for version in versions}
+    new = set(BotVersion.objects.filter(pk__in=ids, ever_rated=False).values_list("pk", flat=True))
+    if new:
+        BotVersion.objects.filter(pk__in=new).update(ever_rated=True)
+    return {version.bot_id for version in versions if version.pk in new}
 
 
 #: The rating row's state of the global rating (tournaments.skill.Skill).
