@@ -10,6 +10,7 @@ replay; the fitted table is cached (TournamentTable) until another match finishe
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -20,6 +21,8 @@ from django.db.models import QuerySet
 
 from tournaments import ratings, units
 from tournaments.models import BotVersion, Match, Seat, Tournament, TournamentTable
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,20 @@ def tournament_table(tournament: Tournament) -> Table:
     return _refit(tournament, versions)
 
 
+def with_seated(
+    rows: list[ratings.Standing[int]], versions: dict[int, BotVersion]
+) -> dict[int, BotVersion]:
+    """The entrants and every other version a row of the table names: a match may seat a
+    version that is not an entrant (data written by other means than start_tournament,
+    a seeder's, an admin's), and its row must still have a bot to show (one query for
+    those, bounded by the table's rows)."""
+    missing = {row.participant for row in rows} - versions.keys()
+    if not missing:
+        return versions
+    found = BotVersion.objects.filter(pk__in=missing).select_related("bot")
+    return versions | {v.pk: v for v in found.defer("code", "check_report")}
+
+
 def entrants(tournament: Tournament) -> QuerySet[BotVersion]:
     """The tournament's versions with their bots, without their code and check reports
     (up to 64 entrants' code would be read on every poll of the page)."""
@@ -67,24 +84,35 @@ def refresh_table(tournament_id: int) -> None:
 def _refit(tournament: Tournament, versions: dict[int, BotVersion]) -> Table:
     rows, head, done = fit_table(tournament, versions)
     _store(tournament, done, rows, head)
-    return Table(rows, head, versions, done)
+    return Table(rows, head, with_seated(rows, versions), done)
 
 
 def fit_table(
     tournament: Tournament, participants: Any
 ) -> tuple[list[ratings.Standing[int]], dict[int, dict[int, ratings.HeadToHead]], int]:
-    """Standings, head-to-head and the number of matches they count, from the units."""
+    """Standings, head-to-head and the number of finished matches read, from the units
+    (a finished match with no places for its seats counts for no one: logged)."""
     per_match = []
     per_unit = []
-    for seats, places, text in _finished(tournament):
+    read = 0
+    for match_id, seats, places, text in _finished(tournament):
+        read += 1
+        if not seats or len(places) != len(seats):
+            logger.warning(
+                "match %s has %d places for %d seats", match_id, *map(len, (places, seats))
+            )
+            continue
         per_match.append(ratings.Placing(seats, places))
         per_unit += units.placings(seats, text) if text else [per_match[-1]]
     rows = ratings.standings(per_match, participants, games=per_unit)
-    return rows, ratings.head_to_head(per_match), len(per_match)
+    return rows, ratings.head_to_head(per_match), read
 
 
-def _finished(tournament: Tournament) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], str]]:
-    """(version per seat, places, encoded units) of each finished match, in match order."""
+def _finished(
+    tournament: Tournament,
+) -> Iterator[tuple[int, tuple[int, ...], tuple[int, ...], str]]:
+    """(match id, version per seat, places, encoded units) of each finished match, in
+    match order."""
     seats: dict[int, list[int]] = defaultdict(list)
     for match_id, version_id in (
         Seat.objects.filter(match__tournament=tournament, match__status=Match.Status.DONE)
@@ -97,7 +125,7 @@ def _finished(tournament: Tournament) -> Iterator[tuple[tuple[int, ...], tuple[i
         .order_by("number", "id")
         .values_list("id", "result__places", "units")
     ):
-        yield tuple(seats[match_id]), tuple(places), text
+        yield match_id, tuple(seats[match_id]), tuple(places or ()), text
 
 
 def _store(
@@ -130,4 +158,4 @@ def _from_cache(cached: TournamentTable, versions: dict[int, BotVersion]) -> Tab
     head: dict[int, dict[int, ratings.HeadToHead]] = defaultdict(dict)
     for a, b, points, pairs in cached.head_to_head:
         head[a][b] = ratings.HeadToHead(points, pairs)
-    return Table(rows, dict(head), versions, cached.done)
+    return Table(rows, dict(head), with_seated(rows, versions), cached.done)
