@@ -9,11 +9,12 @@ bots and records at both sizes, one bot (the "popular" one) in half of all match
 that its history grows with the site. Then it records a result of that bot in turns on
 the two databases (so that a change in the machine's load touches both alike) and
 prints p50 and p95 of the wall clock, the median time in queries and the ratio
-big/small; and, for reference, the join that found a version's first rated match
-before the flag (BotVersion.ever_rated) replaced it.
+big/small; the same with ``--workers`` processes (3) recording results at once (each
+its own pair of bots, worker 0 the popular one); and, for reference, the join that
+found a version's first rated match before the flag (BotVersion.ever_rated) replaced it.
 
-Run: ``python -m bench.bench_record [--matches N] [--baseline N] [--runs R]``. Single
-process (with PostgreSQL's); the databases are dropped at the end.
+Run: ``python -m bench.bench_record [--matches N] [--baseline N] [--runs R]
+[--workers W]``; the databases are dropped at the end.
 """
 
 from __future__ import annotations
@@ -153,9 +154,9 @@ def _vacuum() -> None:
         cursor.execute("VACUUM ANALYZE")
 
 
-def record_once() -> tuple[float, float]:
-    """Record one result of the popular bot (against bot 2, their first versions), as a
-    worker does; (wall ms, ms in queries) of services.finish_match alone."""
+def record_once(bots: tuple[int, int] = (1, 2)) -> tuple[float, float]:
+    """Record one result of these bots (the popular one and bot 2 unless told, their
+    first versions), as a worker does; (wall ms, ms in queries) of finish_match alone."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -165,7 +166,7 @@ def record_once() -> tuple[float, float]:
     match = Match.objects.create(game="oceans11", rated=True, status=Match.Status.QUEUED)
     Seat.objects.bulk_create(
         Seat(match=match, index=i, version_id=version(bot, 0), bot_id=bot)
-        for i, bot in enumerate((1, 2))
+        for i, bot in enumerate(bots)
     )
     attempt = services.claim_match(match.pk, "bench")
     assert attempt is not None
@@ -208,14 +209,44 @@ def in_turns(
         for name in names:
             use_database(name)
             found[name].append(call())
-    figures = []
-    for name in names:
-        walls = sorted(wall for wall, _ in found[name])
-        p95 = walls[min(len(walls) - 1, round(0.95 * (len(walls) - 1)))]
-        figures.append(
-            (statistics.median(walls), p95, statistics.median(s for _, s in found[name]))
-        )
-    return figures
+    return [_figures(found[name]) for name in names]
+
+
+def _worker(job: tuple[str, int, int]) -> list[tuple[float, float]]:
+    """One of the concurrent workers (a forked process): ``count`` results on database
+    ``name``, worker 0 with the popular bot, worker k with bots 2k+1 and 2k+2."""
+    from bench.bench_scale import use_database
+
+    name, k, count = job
+    use_database(name)
+    return [record_once((2 * k + 1, 2 * k + 2)) for _ in range(count)]
+
+
+def concurrently(
+    names: list[str], workers: int, runs: int, rounds: int = 6
+) -> list[tuple[float, float, float]]:
+    """(p50, p95, median query ms) of results recorded by ``workers`` processes at once,
+    ``runs`` each per database, in ``rounds`` that take turns between the databases."""
+    import multiprocessing
+
+    from django.db import connections
+
+    found: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    per_round = max(1, runs // rounds)
+    for _ in range(rounds):
+        for name in names:
+            connections.close_all()  # a forked process opens its own
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                jobs = [(name, k, per_round) for k in range(workers)]
+                for times in pool.map(_worker, jobs):
+                    found[name].extend(times)
+    return [_figures(found[name]) for name in names]
+
+
+def _figures(times: list[tuple[float, float]]) -> tuple[float, float, float]:
+    walls = sorted(wall for wall, _ in times)
+    p95 = walls[min(len(walls) - 1, round(0.95 * (len(walls) - 1)))]
+    return statistics.median(walls), p95, statistics.median(s for _, s in times)
 
 
 def main() -> None:
@@ -223,6 +254,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=500_000)
     parser.add_argument("--baseline", type=int, default=5_000)
     parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--workers", type=int, default=3, help="recording at once (0: skip)")
     args = parser.parse_args()
     configure("bench_record", broker="", sandbox="local")
     from django.conf import settings
@@ -242,6 +274,9 @@ def main() -> None:
             "record a result (finish_match)": in_turns(names, record_once, args.runs),
             "the join it no longer runs": in_turns(names, old_join_once, max(5, args.runs // 6)),
         }
+        if args.workers:
+            label = f"{args.workers} workers recording at once"
+            rows[label] = concurrently(names, args.workers, args.runs)
     print(f"load average at the end: {load_average()}")
     print(
         f"\n{'':32} {'p50/p95 ms at ' + str(sizes[0]):>20} {'at ' + str(sizes[1]):>18}"
@@ -253,7 +288,7 @@ def main() -> None:
         print(
             f"{what:32} {small[0]:9.1f} / {small[1]:7.1f} {big[0]:8.1f} / {big[1]:7.1f}"
             f" {small[2]:6.1f}/{big[2]:<6.1f} {r50:9.2f} {r95:9.2f}"
-            + (f"  goal {GOAL_RATIO}: {met}" if what.startswith("record") else "")
+            + (f"  goal {GOAL_RATIO}: {met}" if "record" in what else "")
         )
 
 
