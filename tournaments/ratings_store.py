@@ -34,7 +34,9 @@ class Recomputed:
     ``ratings``: each bot's elo; ``skills``: its whole state; ``differences``: per bot,
     the stored and the recomputed state (elo, deviation, units, variance, information,
     spread, decisive) where any of them differs; ``record_differences``: the bots whose
-    stored records (skill.Record per opponent) differ from the recomputed ones.
+    stored records (skill.Record per opponent) differ from the recomputed ones;
+    ``flag_differences``: the versions whose ``ever_rated`` flag differs from the history
+    (the next result of one would widen its bot, or not, unlike the replay).
     """
 
     ratings: dict[int, float]
@@ -43,6 +45,7 @@ class Recomputed:
     differences: dict[int, tuple[tuple[float, ...] | None, tuple[float, ...] | None]]
     matches: int
     record_differences: set[int] = field(default_factory=set)
+    flag_differences: set[int] = field(default_factory=set)
 
 
 def _model(apps: Any, name: str) -> Any:
@@ -125,7 +128,22 @@ def recompute(
     }
     elos = {bot_id: s.elo for bot_id, s in current.items()}
     mismatched = _record_differences(current, apps)
-    return Recomputed(elos, current, counts, differences, replayed, mismatched)
+    flags = _flag_differences(rated_versions, apps)
+    return Recomputed(elos, current, counts, differences, replayed, mismatched, flags)
+
+
+def _flag_differences(rated_versions: set[int], apps: Any) -> set[int]:
+    """The versions flagged ``ever_rated`` that the history never rated, and those it
+    rated that are not flagged (none before migration 0015: no flag)."""
+    BotVersion = _model(apps, "BotVersion")
+    if not _has_flag(BotVersion):
+        return set()
+    flagged = set(BotVersion.objects.filter(ever_rated=True).values_list("pk", flat=True))
+    return flagged ^ rated_versions
+
+
+def _has_flag(model: Any) -> bool:
+    return "ever_rated" in {f.name for f in model._meta.get_fields()}
 
 
 def _has_records(apps: Any) -> bool:
@@ -231,7 +249,7 @@ def mark_rated_versions(apps: Any = None) -> int:
     has it), as services._rate keeps it; how many versions have it. A registry before
     migration 0015 has no such field: nothing to do."""
     BotVersion = _model(apps, "BotVersion")
-    if "ever_rated" not in {f.name for f in BotVersion._meta.get_fields()}:
+    if not _has_flag(BotVersion):
         return 0
     rated = _model(apps, "Seat").objects.filter(
         version=OuterRef("pk"), match__status="done", match__rating_seq__isnull=False

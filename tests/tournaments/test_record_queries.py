@@ -9,11 +9,13 @@ chooses as it would on a real site, not the sequential scan it takes for a tiny 
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -167,3 +169,23 @@ def test_the_flags_follow_the_history_when_ratings_are_recomputed() -> None:
 def flagged() -> set[int]:
     """The versions whose first rated match was applied."""
     return set(BotVersion.objects.filter(ever_rated=True).values_list("pk", flat=True))
+
+
+def test_recompute_reports_a_flag_the_history_does_not_have_and_write_restores_it() -> None:
+    a, b = (Bot.objects.create(game="oceans11", name=name) for name in "ab")
+    a1, a2, b1 = (
+        BotVersion.objects.create(bot=bot, number=n, content_hash=f"{bot.name}{n}")
+        for bot, n in ((a, 1), (a, 2), (b, 1))
+    )
+    outcome = {"scores": [1, 0], "places": [1, 2], "games": [], "logs": ["", ""]}
+    for pair in ([a1, b1], [a2, b1]):
+        assert services.finish_match(running_match(pair).pk, 1, outcome)
+    assert flagged() == {a1.pk, a2.pk, b1.pk}
+    report = ratings_store.recompute()
+    assert (report.differences, report.flag_differences) == ({}, set())
+    BotVersion.objects.filter(pk=a2.pk).update(ever_rated=False)
+    assert ratings_store.recompute().flag_differences == {a2.pk}
+    with pytest.raises(CommandError, match="differ"):
+        call_command("recompute_ratings", stdout=io.StringIO())
+    ratings_store.recompute_and_store()
+    assert flagged() == {a1.pk, a2.pk, b1.pk}

@@ -45,9 +45,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{report.matches} rated matches replayed; {len(report.ratings)} bots rated; "
             f"{len(report.differences)} differ; the records of "
-            f"{len(report.record_differences)} bots differ"
+            f"{len(report.record_differences)} bots differ; the first-rated flags of "
+            f"{len(report.flag_differences)} versions differ"
         )
         if options["write"]:
             self.stdout.write("stored the recomputed ratings")
-        elif report.differences or report.record_differences:
+        elif report.differences or report.record_differences or report.flag_differences:
             raise CommandError("stored ratings differ from the history; run with --write to fix")
