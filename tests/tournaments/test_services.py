@@ -123,15 +123,43 @@ def test_a_crashing_bot_is_a_fault_in_the_result_and_is_not_retried() -> None:
     assert len(replay_store.load(match.replay)["games"]) == 4
 
 
-def test_infrastructure_trouble_is_retried_then_given_up_with_reasons(
+def test_passing_infrastructure_trouble_is_retried_then_given_up_with_reasons(
     settings: SettingsWrapper, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    settings.MATCH_MAX_ATTEMPTS = 3
+
+    def broken() -> object:
+        raise RuntimeError("the container did not start in time")
+
+    monkeypatch.setattr(tasks, "sandbox_backend", broken)
+    tournament = cup_of_two()
+    match = Match.objects.get()
+    assert (match.status, match.attempt) == (Match.Status.FAILED, 3)
+    assert match.failure.count("the container did not start in time") == 3
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+
+
+def test_an_unreachable_engine_ends_the_match_at_once_naming_the_cause(
+    settings: SettingsWrapper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No retry mends a host that cannot play (issue 28): the match ends at its first
+    attempt instead of waiting, and its failure says why."""
     settings.MATCH_MAX_ATTEMPTS = 3
 
     def broken() -> object:
         raise ConnectionError("Docker engine not answering")
 
     monkeypatch.setattr(tasks, "sandbox_backend", broken)
+    cup_of_two()
+    match = Match.objects.get()
+    assert (match.status, match.attempt) == (Match.Status.FAILED, 1)
+    assert "this server cannot play it" in match.failure
+    assert match.failure.count("Docker engine not answering") == 1
+
+
+def cup_of_two() -> Tournament:
+    """A started two-player Big Two tournament of one match (tasks run eagerly)."""
     tournament = services.create_tournament(
         None,
         "cup",
@@ -141,11 +169,7 @@ def test_infrastructure_trouble_is_retried_then_given_up_with_reasons(
     )
     with transaction.atomic():
         services.start_tournament(tournament.pk)
-    match = Match.objects.get()
-    assert (match.status, match.attempt) == (Match.Status.FAILED, 3)
-    assert match.failure.count("Docker engine not answering") == 3
-    tournament.refresh_from_db()
-    assert tournament.status == Tournament.Status.FINISHED
+    return tournament
 
 
 def test_a_database_outage_while_storing_is_retried_and_stored_once(
