@@ -17,7 +17,8 @@ baseline, the same dispatcher with no process kept idle and no cap per owner
 (INTERACTIVE_RESERVE=0, INTERACTIVE_OWNER_CAP=1000): interactive work first, owners in turn,
 as a plain priority queue would do it.
 
-Run: ``python -m bench.bench_fairness [--minutes 4] [--processes 3]`` (about twice
+Run: ``python -m bench.bench_fairness [--minutes 4] [--workers 1] [--processes 3]``
+(``--workers 3 --processes 2`` is docker-compose's ``--scale worker=3``; about twice
 ``--minutes`` plus a minute or two). It makes its own PostgreSQL database (dropped at the
 end) and empties Redis db 10.
 """
@@ -30,12 +31,13 @@ import statistics
 import tempfile
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import redis
 
-from bench._service import configure, scratch_database, worker
+from bench._service import ROOT, configure, scratch_database, worker
 
 BROKER = "redis://127.0.0.1:6379/10"
 GAME = "bigtwo"
@@ -184,12 +186,14 @@ def phase(tag: str, db: str, folder: Path, options: argparse.Namespace) -> dict[
     from tournaments.models import BotVersion, Match
 
     env = {"CELERY_SKIP_CHECKS": "1", "WORKER_HEARTBEAT_SECONDS": "1"}
-    if tag == "baseline":
-        env |= {"INTERACTIVE_RESERVE": "0", "INTERACTIVE_OWNER_CAP": "1000"}
-    settings.INTERACTIVE_RESERVE = int(env.get("INTERACTIVE_RESERVE", "1"))
-    settings.INTERACTIVE_OWNER_CAP = int(env.get("INTERACTIVE_OWNER_CAP", "0"))
-    with worker(f"{tag}-main", db, folder, env, options.processes, kill=True):
-        while dispatch.capacity() < options.processes:
+    # The service's defaults, or the baseline's (set for the workers and this process).
+    reserve, cap = (0, 1000) if tag == "baseline" else (1, 0)
+    env |= {"INTERACTIVE_RESERVE": str(reserve), "INTERACTIVE_OWNER_CAP": str(cap)}
+    settings.INTERACTIVE_RESERVE, settings.INTERACTIVE_OWNER_CAP = reserve, cap
+    with ExitStack() as workers:
+        for n in range(options.workers):
+            workers.enter_context(worker(f"{tag}-{n}", db, folder, env, options.processes, True))
+        while dispatch.capacity() < options.workers * options.processes:
             time.sleep(0.1)
         flooder, cups = flood(tag, options.slow_checks, options.quick)
         newcomer = User.objects.create(username=f"newcomer-{tag}")
@@ -239,10 +243,13 @@ def main() -> None:
     parser.add_argument("--sandbox", choices=("docker", "local"), default="local")
     parser.add_argument("--minutes", type=float, default=4.0)
     parser.add_argument("--every", type=float, default=20.0, help="seconds between probes")
-    parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--processes", type=int, default=3, help="each worker's")
     parser.add_argument("--slow-checks", type=int, default=27)
     parser.add_argument("--quick", type=int, default=59)
     options = parser.parse_args()
+    if options.sandbox == "docker":
+        os.environ.setdefault("JUDGE_PIPE_ROOT", str(ROOT / "var" / "pipes"))
     os.environ.setdefault("QUOTA_UPLOADS_PER_HOUR", "1000")
     os.environ.setdefault("QUOTA_QUICK_MATCHES_PER_HOUR", "1000")
     configure("bench_fairness", BROKER, options.sandbox)
@@ -257,7 +264,8 @@ def main() -> None:
         f"{GAME}: a flooder's {options.slow_checks} slow checks ({SLOW_MOVE_S} s a move) and "
         f"{options.quick} quick matches of 10 games, {ORGANISERS} tournaments of "
         f"{ENTRANTS * (ENTRANTS - 1) // 2} matches; a newcomer probes every {options.every:g} s "
-        f"for {options.minutes:g} min; one worker of {options.processes} processes, "
+        f"for {options.minutes:g} min; {options.workers} worker(s) of {options.processes} "
+        "processes, "
         f"{options.sandbox} sandbox, {os.cpu_count()} cores"
     )
     for tag, label in (("scheduler", "scheduler"), ("baseline", "baseline (no reserve, no cap)")):
