@@ -50,6 +50,8 @@ TOURNAMENTS = "tournaments"
 DISPATCH_LOCK = 0x6A756467  # "judg"
 #: Beats a worker may miss before its processes no longer count.
 LIVE_BEATS = 3
+#: A worker not heard from for this long is forgotten (one killed outright leaves its row).
+FORGET_AFTER = dt.timedelta(days=1)
 
 #: A match that was sent and may be on a worker.
 IN_FLIGHT = Q(status=Match.Status.RUNNING) | Q(status=Match.Status.QUEUED, sent_at__isnull=False)
@@ -78,6 +80,7 @@ def announce(name: str, processes: int, languages: list[str] | None = None) -> b
     Worker.objects.update_or_create(
         name=name, defaults={"processes": processes, "started_at": now, **fields}
     )
+    Worker.objects.filter(seen_at__lt=now - FORGET_AFTER).delete()  # killed long ago
     return True
 
 

@@ -3,11 +3,14 @@ the test plays the workers' part by marking matches done and dispatching again."
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 import redis
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.test import Client
+from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 from rest_framework.test import APIClient
 
@@ -16,7 +19,7 @@ from tournaments import clocks, dispatch, services
 from tournaments.api import actions
 from tournaments.celery import app as celery_app
 from tournaments.checks import enqueue_check
-from tournaments.models import Bot, BotVersion, Match, Tournament, bundle_code
+from tournaments.models import Bot, BotVersion, Match, Tournament, Worker, bundle_code
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -228,3 +231,18 @@ def test_retiring_drops_queued_work_and_the_requester_cancels_a_waiting_quick_ma
     assert third.status == Match.Status.CANCELLED
     assert check.status == BotVersion.Status.REJECTED
     assert check.check_report["reason"] == services.WITHDRAWN
+
+
+def test_the_capacity_is_what_live_workers_announce(settings: SettingsWrapper) -> None:
+    dispatch.withdraw("announced@test")
+    assert dispatch.capacity() == 0, "no worker alive: nothing is sent"
+    assert dispatch.announce("a@host", 3) and not dispatch.announce("a@host", 3)
+    assert dispatch.announce("b@host", 2), "a new worker is news: the caller dispatches"
+    assert dispatch.capacity() == 5 and dispatch.batch_limit(5) == 4
+    assert dispatch.announce("b@host", 4), "resized"
+    assert dispatch.capacity() == 7
+    late = timezone.now() - dt.timedelta(seconds=3 * settings.WORKER_HEARTBEAT_SECONDS + 1)
+    Worker.objects.filter(name="b@host").update(seen_at=late)
+    assert dispatch.capacity() == 3, "three beats missed: gone"
+    dispatch.withdraw("a@host")
+    assert dispatch.capacity() == 0
