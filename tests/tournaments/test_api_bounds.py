@@ -5,8 +5,6 @@ most a tournament takes (whose number the web form now enforces too)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +14,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from tests.tournaments.plans import tables_read_whole
 from tests.tournaments.test_api_queries import anchor, make_rows
 from tournaments import services
 from tournaments.api.serializers import MAX_PARTICIPANTS
@@ -57,22 +56,7 @@ def whole_reads(sql: str) -> list[str]:
         cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}")
         plan = cursor.fetchone()[0]
         cursor.execute("SET LOCAL enable_seqscan = on")
-    if isinstance(plan, str):
-        plan = json.loads(plan)
-    return [node["Relation Name"] for node in nodes(plan[0]["Plan"]) if reads_whole(node)]
-
-
-def nodes(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    yield node
-    for child in node.get("Plans", []):
-        yield from nodes(child)
-
-
-def reads_whole(node: dict[str, Any]) -> bool:
-    if node.get("Relation Name") not in BIG_TABLES:
-        return False
-    kind = node["Node Type"]
-    return kind == "Seq Scan" or (kind.startswith("Index") and "Index Cond" not in node)
+    return tables_read_whole(plan, BIG_TABLES)
 
 
 @pytest.mark.parametrize("term", TERMS)

@@ -10,8 +10,7 @@ chooses as it would on a real site, not the sequential scan it takes for a tiny 
 from __future__ import annotations
 
 import io
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from tests.tournaments.plans import tables_read_whole
 from tournaments import ratings_store, services
 from tournaments.models import (
     Bot,
@@ -97,22 +97,7 @@ def whole_reads(sql: str, params: Sequence[Any] = ()) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params or None)
         plan = cursor.fetchone()[0]
-    if isinstance(plan, str):
-        plan = json.loads(plan)
-    return [node["Relation Name"] for node in nodes(plan[0]["Plan"]) if reads_whole(node)]
-
-
-def nodes(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    yield node
-    for child in node.get("Plans", []):
-        yield from nodes(child)
-
-
-def reads_whole(node: dict[str, Any]) -> bool:
-    if node.get("Relation Name") not in GROWING:
-        return False
-    kind = node["Node Type"]
-    return kind == "Seq Scan" or (kind.startswith("Index") and "Index Cond" not in node)
+    return tables_read_whole(plan, GROWING)
 
 
 def planned(sql: str) -> bool:
