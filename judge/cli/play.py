@@ -3,6 +3,8 @@
 BOT is a Python file, a folder or file with an entry file (main.py, main.cpp, main.rs,
 Main.java, main.js, main.go), or ``house:NAME``. Prints a table, or with
 ``--json`` one JSON object (game, variant, seed, bots, scores, places, faults, games).
+``--option KEY=VALUE`` (repeatable) sets one of the game's options, within the bounds
+the server keeps (listed below).
 
 ``--sandbox docker --lifecycle pool`` runs the bots as a tournament's worker does
 (containers kept across matches, a fresh process per seating); ``--matches N`` plays N
@@ -21,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from judge.cli.game_options import options_help, parse_options
 from judge.cli.lifecycles import LIFECYCLES, PooledMatch, close_pool, pooled_backend
 from judge.cli.sandboxing import (
     BotSpecError,
@@ -30,7 +33,7 @@ from judge.cli.sandboxing import (
     starter,
 )
 from judge.engine import GameError
-from judge.games import GAMES
+from judge.games import GAMES, game_class
 from judge.players import house_seed
 from judge.referee import MatchOutcome, MatchSpec, TimeControl, play_match
 from sandbox.backend import Backend
@@ -42,11 +45,19 @@ def add_parser(subparsers: Any) -> None:
         "play",
         help="play a match between bots",
         description=__doc__,
+        epilog=options_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game", choices=sorted(GAMES))
     parser.add_argument("bots", nargs="+", metavar="BOT", help="file.py, folder, or house:NAME")
     parser.add_argument("--variant", help="the game's variant (default: its standard one)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a game option (repeatable; the options are listed below)",
+    )
     parser.add_argument("--players", type=int, help="table size (default: one per BOT)")
     parser.add_argument("--seed", type=int, help="match seed (default: a random one, printed)")
     parser.add_argument("--games", type=int, default=1, help="deals in the match (default 1)")
@@ -127,6 +138,7 @@ def _spec(args: argparse.Namespace, seed: int) -> MatchSpec:
         players=args.players,
         games=args.games,
         duplicate=args.duplicate,
+        options=parse_options(game_class(args.game), args.option),
         time=TimeControl(args.startup, args.move_time, args.bank),
     )
 

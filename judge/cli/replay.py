@@ -4,7 +4,8 @@
 anything differs). ``--seat K BOT`` sends BOT the very messages seat K received and lists
 the decisions where its answers differ from the record. ``--bot I BOT`` does the same for
 bot I wherever it sat (a duplicate match rotates the seats), with a fresh BOT process for
-each seating, as in the match.
+each seating, as in the match. ``--sandbox docker --lifecycle pool`` starts those
+processes as a tournament's worker does (in pooled containers, none serving two seatings).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from judge.cli.lifecycles import LIFECYCLES, close_pool, pooled_backend
 from judge.cli.sandboxing import (
     BotSpecError,
     SandboxChannel,
@@ -30,6 +32,8 @@ from judge.cli.sandboxing import (
 from judge.engine import GameError
 from judge.replay import BadRecord, Difference, compare_bot, compare_seat, verify
 from sandbox.limits import Limits
+from sandbox.parallel import SeatStart
+from sandbox.pool import PoolTable
 
 StartChannel = Callable[[], SandboxChannel]
 
@@ -49,11 +53,18 @@ def add_parser(subparsers: Any) -> None:
         "--bot", nargs=2, metavar=("I", "BOT"), help="replay bot I, wherever it sat, to BOT"
     )
     parser.add_argument("--sandbox", choices=["local", "docker"], default="local")
+    parser.add_argument(
+        "--lifecycle",
+        choices=LIFECYCLES,
+        help="docker only: the containers' lifecycle, as the server's (default fresh)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
+        if args.lifecycle and args.sandbox != "docker":
+            raise ValueError("--lifecycle needs --sandbox docker (the local backend has none)")
         record = json.loads(args.file.read_text())
         if not args.verify and not args.seat and not args.bot:
             print(summary(record))
@@ -62,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
         if args.verify:
             status |= _verify(record)
         if args.seat:
-            status |= _seat(record, _whole(args.seat[0], "--seat"), args.seat[1], args.sandbox)
+            status |= _seat(record, _whole(args.seat[0], "--seat"), args.seat[1], _sandbox(args))
         if args.bot:
-            status |= _bot(record, _whole(args.bot[0], "--bot"), args.bot[1], args.sandbox)
+            status |= _bot(record, _whole(args.bot[0], "--bot"), args.bot[1], _sandbox(args))
         return status
     except (OSError, ValueError, KeyError, BadRecord, GameError, SandboxUnavailable) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -101,15 +112,27 @@ def _whole(text: str, option: str) -> int:
         raise ValueError(f"{option} takes a number first, not {text!r}") from None
 
 
+def _sandbox(args: argparse.Namespace) -> tuple[str, str]:
+    """The backend's name and the lifecycle (``fresh`` unless asked)."""
+    return args.sandbox, args.lifecycle or "fresh"
+
+
 @contextlib.contextmanager
-def _starter(record: dict[str, Any], bot_arg: str, sandbox: str) -> Iterator[StartChannel]:
+def _starter(
+    record: dict[str, Any], bot_arg: str, sandbox: tuple[str, str]
+) -> Iterator[StartChannel]:
     """A function that starts a fresh process of BOT for this record's game, each call."""
     with tempfile.TemporaryDirectory(prefix="judge-replay-") as work:
         try:
             bot = prepare_bot(bot_arg, record["header"]["game"], Path(work))
         except BotSpecError as error:
             raise ValueError(str(error)) from None
-        backend = backend_for_cli(sandbox)
+        name, lifecycle = sandbox
+        if lifecycle == "pool":
+            with _pooled_starter(record, bot.folder) as start:
+                yield start
+            return
+        backend = backend_for_cli(name)
 
         def start() -> SandboxChannel:
             env = bot_environment(backend)
@@ -120,6 +143,24 @@ def _starter(record: dict[str, Any], bot_arg: str, sandbox: str) -> Iterator[Sta
         yield start
 
 
+@contextlib.contextmanager
+def _pooled_starter(record: dict[str, Any], folder: Path) -> Iterator[StartChannel]:
+    """Each call a fresh process in a pooled container that served no earlier seating of
+    this replay (the worker's rule: no container sees two seatings of one match)."""
+    backend = pooled_backend()
+    try:
+        seatings = max(1, len(record["games"]))
+        seat = SeatStart(folder, "replay-bot", Limits())
+        identity = frozenset({f"replay:{record['header']['seed']}"})
+        table = PoolTable(backend, lambda _index: seat, seatings, "replay-pool", identity)
+        try:
+            yield lambda: SandboxChannel(table.take([0])[0])
+        finally:
+            table.close()
+    finally:
+        close_pool(backend)
+
+
 def _report(who: str, asked: int, differences: list[Difference]) -> int:
     for difference in differences:
         print(f"DIFFERS {difference}")
@@ -127,7 +168,7 @@ def _report(who: str, asked: int, differences: list[Difference]) -> int:
     return 1 if differences else 0
 
 
-def _bot(record: dict[str, Any], index: int, bot_arg: str, sandbox: str) -> int:
+def _bot(record: dict[str, Any], index: int, bot_arg: str, sandbox: tuple[str, str]) -> int:
     bots = len(record["header"]["bots"])
     if not 0 <= index < bots:
         raise ValueError(f"bot {index} does not exist; the match has bots 0 to {bots - 1}")
@@ -136,7 +177,7 @@ def _bot(record: dict[str, Any], index: int, bot_arg: str, sandbox: str) -> int:
     return _report(f"bot {index}", asked, differences)
 
 
-def _seat(record: dict[str, Any], seat: int, bot_arg: str, sandbox: str) -> int:
+def _seat(record: dict[str, Any], seat: int, bot_arg: str, sandbox: tuple[str, str]) -> int:
     players = record["header"]["players"]
     if not 0 <= seat < players:
         raise ValueError(f"seat {seat} does not exist; the table has seats 0 to {players - 1}")
