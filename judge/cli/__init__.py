@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from importlib import import_module
 
 #: Modules of judge.cli that define a command, in the order ``--help`` lists them.
-COMMANDS: list[str] = ["play", "replay", "hand"]
+COMMANDS: list[str] = ["play", "duel", "replay", "hand"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,225 @@
+"""``python -m judge duel GAME A B``: is B stronger than A? A sequential test, run locally.
+
+Plays duplicate pairs with the server's referee (each deal twice, B and A swapped between
+symmetric seats, the panel's bots in the other seats of a larger table) until the SPRT
+accepts H0 ("B is at most ELO0 stronger") or H1 ("B is at least ELO1 stronger"), or the
+game cap is reached. After every round of ``--pairs-per-round`` pairs it prints the pairs'
+counts, B's score, the log-likelihood ratio against its bounds and, at the end, the
+decision and B's Elo over A with a 95% interval (``--json``: one JSON object per round).
+A and B are what ``play`` takes: a .py file, a folder with an entry file, or house:NAME.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from judge.cli.lifecycles import close_pool
+from judge.cli.sandboxing import (
+    BotSpecError,
+    SandboxUnavailable,
+    backend_for_cli,
+    prepare_bot,
+    starter,
+)
+from judge.duel.pairs import pair_points, seatings
+from judge.duel.sprt import Decision, Pentanomial, Sprt, estimate
+from judge.engine import GameError
+from judge.games import GAMES, game_class
+from judge.players import house_seed
+from judge.referee import MatchSpec, TimeControl, play_match
+from sandbox.backend import Backend
+
+#: Most pairs one round may play (both of its matches hold that many games).
+MAX_PAIRS_PER_ROUND = 100
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "duel",
+        help="is B stronger than A? duplicate pairs until a sequential test decides",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    defaults = Sprt()
+    parser.add_argument("game", choices=sorted(GAMES))
+    parser.add_argument("a", metavar="A", help="the baseline: file.py, folder, or house:NAME")
+    parser.add_argument("b", metavar="B", help="the challenger, as A")
+    parser.add_argument("--panel", default="house:greedy", help="bot of the other seats")
+    parser.add_argument("--players", type=int, help="table size (default: the game's)")
+    parser.add_argument("--variant", help="the game's variant (default: its standard one)")
+    parser.add_argument("--seed", type=int, help="first round's seed (default: random, printed)")
+    parser.add_argument("--elo0", type=float, default=defaults.elo0, help="H0's Elo (default 0)")
+    parser.add_argument("--elo1", type=float, default=defaults.elo1, help="H1's Elo (default 20)")
+    parser.add_argument("--alpha", type=float, default=defaults.alpha, help="default 0.05")
+    parser.add_argument("--beta", type=float, default=defaults.beta, help="default 0.05")
+    parser.add_argument(
+        "--max-games", type=int, default=defaults.max_games, help="game cap, even (default 4000)"
+    )
+    parser.add_argument("--pairs-per-round", type=int, default=10, help="default 10")
+    parser.add_argument("--sandbox", choices=["local", "docker"], default="local")
+    parser.add_argument("--json", action="store_true", help="one JSON object per round")
+    times = TimeControl()
+    parser.add_argument("--startup", type=float, default=times.startup_s, metavar="S")
+    parser.add_argument("--move-time", type=float, default=times.move_s, metavar="S")
+    parser.add_argument("--bank", type=float, default=times.bank_s, metavar="S")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        test = Sprt(args.elo0, args.elo1, args.alpha, args.beta, args.max_games)
+        players = _players(args)
+        TimeControl(args.startup, args.move_time, args.bank)
+        if not 1 <= args.pairs_per_round <= MAX_PAIRS_PER_ROUND:
+            raise ValueError(
+                f"--pairs-per-round must be from 1 to {MAX_PAIRS_PER_ROUND}, "
+                f"not {args.pairs_per_round}"
+            )
+        backend = backend_for_cli(args.sandbox)
+    except (SandboxUnavailable, GameError, ValueError) as error:
+        return _fail(str(error))
+    seed = secrets.randbits(62) if args.seed is None else args.seed
+    if not args.json:
+        print(_heading(args, test, players, seed), flush=True)
+    try:
+        decision = _duel(args, test, players, seed, backend)
+    except (BotSpecError, GameError, SandboxUnavailable, ValueError, FileNotFoundError) as error:
+        return _fail(str(error))
+    finally:
+        close_pool(backend)
+    return 0 if decision in (Decision.H0, Decision.H1) else 1
+
+
+def _players(args: argparse.Namespace) -> int:
+    """The table size: ``--players`` within the game's range, or the game's default."""
+    cls = game_class(args.game)
+    players = cls.default_players if args.players is None else args.players
+    if not cls.min_players <= players <= cls.max_players:
+        raise ValueError(
+            f"{args.game} is played by {cls.min_players} to {cls.max_players} players, "
+            f"not {players}"
+        )
+    return players
+
+
+def _heading(args: argparse.Namespace, test: Sprt, players: int, seed: int) -> str:
+    panel = f", panel {args.panel}" if players > 2 else ""
+    return (
+        f"duel {args.game}: B {args.b} against A {args.a}, {players} players{panel}; seed {seed}\n"
+        f"H0: B is at most {test.elo0:g} Elo stronger, H1: at least {test.elo1:g} "
+        f"(alpha {test.alpha:g}, beta {test.beta:g}); cap {test.max_games or 'none'} games"
+    )
+
+
+def _duel(
+    args: argparse.Namespace, test: Sprt, players: int, seed: int, backend: Backend
+) -> Decision:
+    """Rounds of pairs until the test decides or the cap is reached; the decision."""
+    penta, decision, round_number = Pentanomial(), Decision.RUNNING, 0
+    while decision is Decision.RUNNING:
+        pairs = args.pairs_per_round
+        if test.max_games:
+            pairs = min(pairs, (test.max_games - penta.games) // 2)
+        for points in _round(args, players, seed + round_number, pairs, backend):
+            penta = penta.add(points)
+        round_number += 1
+        llr = test.llr(penta)
+        decision = test.decide(llr, penta.games)
+        _report(args, test, penta, llr, decision)
+    return decision
+
+
+def _round(
+    args: argparse.Namespace, players: int, seed: int, pairs: int, backend: Backend
+) -> list[float]:
+    """B's points in each of ``pairs`` pairs: two matches on the same deals, B and A swapped."""
+    spec = MatchSpec(
+        game=args.game,
+        seed=seed,
+        variant=args.variant,
+        players=players,
+        games=pairs,
+        time=TimeControl(args.startup, args.move_time, args.bank),
+    )
+    first, second = seatings(players, args.b, args.a, args.panel)
+    scores = [_game_scores(spec, seating, backend) for seating in (first, second)]
+    return [pair_points(one, two) for one, two in zip(*scores, strict=True)]
+
+
+def _game_scores(spec: MatchSpec, seating: list[str], backend: Backend) -> list[list[float]]:
+    """Each game's scores, seat by seat, of one match with ``seating``'s bots."""
+    with tempfile.TemporaryDirectory(prefix="judge-duel-") as work:
+        bots = [
+            prepare_bot(arg, spec.game, Path(work), seed=house_seed(spec.seed, seat))
+            for seat, arg in enumerate(seating)
+        ]
+        outcome = play_match(
+            spec, [bot.info for bot in bots], starter(backend, bots, label=f"duel-{spec.seed}")
+        )
+    return [list(game["result"]["scores"]) for game in outcome.games]
+
+
+def summary(test: Sprt, penta: Pentanomial, llr: float, decision: Decision) -> dict[str, Any]:
+    """The duel's state as JSON: counts, score, LLR and bounds, decision, Elo estimate."""
+    found = estimate(penta)
+    return {
+        "pairs": penta.pairs,
+        "games": penta.games,
+        "pentanomial": list(penta.counts),
+        "score": round(penta.mean(), 6),
+        "llr": round(llr, 6),
+        "bounds": [round(test.lower, 6), round(test.upper, 6)],
+        "elo_bounds": [test.elo0, test.elo1],
+        "alpha": test.alpha,
+        "beta": test.beta,
+        "decision": decision.value,
+        "elo": {"estimate": found.elo, "low": found.low, "high": found.high},
+    }
+
+
+def _report(
+    args: argparse.Namespace, test: Sprt, penta: Pentanomial, llr: float, decision: Decision
+) -> None:
+    if args.json:
+        print(json.dumps(summary(test, penta, llr, decision)), flush=True)
+        return
+    points = penta.mean() * penta.games
+    print(
+        f"pairs {penta.pairs:>5} ({penta.games} games)  B {points:g}-{penta.games - points:g} "
+        f"({100 * penta.mean():.1f}%)  pairs 0..2: {','.join(map(str, penta.counts))}  "
+        f"LLR {llr:+.2f} [{test.lower:.2f}, {test.upper:.2f}]",
+        flush=True,
+    )
+    if decision is not Decision.RUNNING:
+        print(verdict(test, penta, decision))
+
+
+def _elo_text(value: float | None, unbounded: str) -> str:
+    return unbounded if value is None else f"{value:+.1f}"
+
+
+def verdict(test: Sprt, penta: Pentanomial, decision: Decision) -> str:
+    """The decision in words, with its error rate and the Elo estimate."""
+    said = {
+        Decision.H1: f"H1 accepted: B is stronger than A (false-positive rate {test.alpha:g})",
+        Decision.H0: (
+            f"H0 accepted: B is not {test.elo1:g} Elo stronger than A "
+            f"(false-negative rate {test.beta:g})"
+        ),
+        Decision.CAP: f"no decision: the cap of {test.max_games} games came first",
+    }[decision]
+    found = estimate(penta)
+    elo = _elo_text(found.elo, "unbounded")
+    interval = f"[{_elo_text(found.low, '-inf')}, {_elo_text(found.high, '+inf')}]"
+    return f"{said}\nB - A: {elo} Elo, 95% interval {interval}, after {penta.games} games"
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2

@@ -1,0 +1,93 @@
+"""``python -m judge duel GAME A B``: a duel of house bots run by the local referee."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from judge.cli import main
+
+
+def duel(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
+    status = main(["duel", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out.splitlines(), captured.err
+
+
+def rounds(lines: list[str]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in lines]
+
+
+def test_a_much_stronger_b_is_accepted_as_stronger(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = duel(
+        capsys, "oceans11", "house:random", "house:greedy",
+        "--seed", "1", "--pairs-per-round", "30", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    states = rounds(out)
+    last = states[-1]
+    assert last["decision"] == "H1" and last["llr"] >= last["bounds"][1]
+    assert all(s["decision"] == "running" for s in states[:-1])
+    assert sum(last["pentanomial"]) == last["pairs"] == 30 * len(states)
+    assert last["elo"]["low"] > 0
+
+
+def test_a_much_weaker_b_is_refused_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = duel(
+        capsys, "oceans11", "house:greedy", "house:random", "--seed", "2",
+        "--pairs-per-round", "30",
+    )  # fmt: skip
+    assert status == 0, err
+    assert out[0].startswith("duel oceans11: B house:random against A house:greedy")
+    assert "H0 accepted: B is not 20 Elo stronger than A (false-negative rate 0.05)" in out
+    assert out[-1].startswith("B - A: -")
+
+
+def test_the_cap_ends_an_undecided_duel_of_four_player_tables(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = duel(
+        capsys, "bigtwo", "house:greedy", "house:greedy", "--seed", "3",
+        "--max-games", "8", "--pairs-per-round", "3", "--json",
+    )  # fmt: skip
+    assert status == 1, err
+    states = rounds(out)
+    assert [s["games"] for s in states] == [6, 8]  # the last round is cut to the cap
+    assert states[-1]["decision"] == "cap"
+    # The same seeded bot on both sides of the same deals: what B wins in one game of a
+    # pair, A wins in the other, so every pair scores 1 of 2.
+    assert states[-1]["pentanomial"] == [0, 0, 4, 0, 0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--elo0", "10", "--elo1", "5"], "elo0 < elo1"),
+        (["--players", "9"], "played by 2 to 4 players, not 9"),
+        (["--pairs-per-round", "0"], "--pairs-per-round must be from 1 to 100"),
+        (["--max-games", "7"], "even number"),
+        (["--move-time", "0"], "above 0"),
+    ],
+)
+def test_duel_refuses_bad_requests_clearly(
+    capsys: pytest.CaptureFixture[str], argv: list[str], says: str
+) -> None:
+    status, _out, err = duel(capsys, "bigtwo", "house:random", "house:greedy", *argv)
+    assert status == 2 and says in err
+
+
+def test_an_unknown_bot_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _out, err = duel(capsys, "bigtwo", "house:random", "house:genius", "--max-games", "2")
+    assert status == 2 and "no house bot 'genius'" in err
+
+
+@pytest.mark.docker
+def test_a_duel_runs_its_bots_in_docker(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = duel(
+        capsys, "oceans11", "house:random", "house:greedy", "--sandbox", "docker",
+        "--seed", "4", "--max-games", "4", "--pairs-per-round", "2", "--json",
+    )  # fmt: skip
+    assert status == 1, err
+    assert rounds(out)[-1]["games"] == 4 and "security boundary" not in err
