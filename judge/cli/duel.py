@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from judge.cli.game_options import options_help, parse_options
 from judge.cli.lifecycles import close_pool
 from judge.cli.sandboxing import (
     BotSpecError,
@@ -44,6 +45,7 @@ def add_parser(subparsers: Any) -> None:
         "duel",
         help="is B stronger than A? duplicate pairs until a sequential test decides",
         description=__doc__,
+        epilog=options_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     defaults = Sprt()
@@ -53,6 +55,13 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--panel", default="house:greedy", help="bot of the other seats")
     parser.add_argument("--players", type=int, help="table size (default: the game's)")
     parser.add_argument("--variant", help="the game's variant (default: its standard one)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a game option (repeatable; the options are listed below)",
+    )
     parser.add_argument("--seed", type=int, help="first round's seed (default: random, printed)")
     parser.add_argument("--elo0", type=float, default=defaults.elo0, help="H0's Elo (default 0)")
     parser.add_argument("--elo1", type=float, default=defaults.elo1, help="H1's Elo (default 20)")
@@ -75,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         test = Sprt(args.elo0, args.elo1, args.alpha, args.beta, args.max_games)
         players = _players(args)
+        args.options = parse_options(game_class(args.game), args.option)
         TimeControl(args.startup, args.move_time, args.bank)
         if not 1 <= args.pairs_per_round <= MAX_PAIRS_PER_ROUND:
             raise ValueError(
@@ -144,6 +154,7 @@ def _round(
         seed=seed,
         variant=args.variant,
         players=players,
+        options=args.options,
         games=pairs,
         time=TimeControl(args.startup, args.move_time, args.bank),
     )

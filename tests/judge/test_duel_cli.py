@@ -50,7 +50,7 @@ def test_the_cap_ends_an_undecided_duel_of_four_player_tables(
 ) -> None:
     status, out, err = duel(
         capsys, "bigtwo", "house:greedy", "house:greedy", "--seed", "3",
-        "--max-games", "8", "--pairs-per-round", "3", "--json",
+        "--max-games", "8", "--pairs-per-round", "3", "--option", "straights=poker", "--json",
     )  # fmt: skip
     assert status == 1, err
     states = rounds(out)
@@ -69,6 +69,7 @@ def test_the_cap_ends_an_undecided_duel_of_four_player_tables(
         (["--pairs-per-round", "0"], "--pairs-per-round must be from 1 to 100"),
         (["--max-games", "7"], "even number"),
         (["--move-time", "0"], "above 0"),
+        (["--option", "deals=0"], "--option"),
     ],
 )
 def test_duel_refuses_bad_requests_clearly(
