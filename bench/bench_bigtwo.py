@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from bench._timing import rate
 from judge.games.bigtwo import BigTwo
-from judge.games.bigtwo_combos import Combo, brute_force_plays, combos_of_size, plays
+from judge.games.bigtwo.combos import Combo, brute_force_plays, combos_of_size, plays
 
 Position = tuple[list[int], Combo | None]
 Lister = Callable[[Sequence[int], Combo | None], list[Combo]]

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from judge.cards import Card, make_deck
 from judge.games.fifteen35 import FifteenThirtyFive
-from judge.games.fifteen35_scoring import (
+from judge.games.fifteen35.scoring import (
     TARGET_15,
     TARGET_35,
     best_total,

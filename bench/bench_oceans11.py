@@ -2,7 +2,7 @@
 
 Figures, each beside a baseline measured in the same run:
 - random games per second for each variant through the engine (every action checked,
-  observations not built), against the bare rules copy in judge.bots.oceans11.Playout
+  observations not built), against the bare rules copy in judge.games.oceans11.bots.Playout
   playing whole games (sampled greedy on both sides, from the same deals); montecarlo
   itself only plays out the rest of the current hand;
 - montecarlo's time per decision (mean, 95th percentile, worst) against its 50 ms budget;
@@ -21,8 +21,8 @@ import time
 
 from bench._timing import rate
 from judge.bots import Policy
-from judge.bots.oceans11 import DEAL, GreedyPolicy, MonteCarloPolicy, Playout
 from judge.games.oceans11 import VARIANTS, Oceans11
+from judge.games.oceans11.bots import DEAL, GreedyPolicy, MonteCarloPolicy, Playout
 from judge.hands import prepare
 
 BUDGET_S = 0.05

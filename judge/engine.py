@@ -22,7 +22,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, TypeAlias, TypeVar
 
 from judge.cards import Card, format_cards
 from judge.options import Option, OptionError, checked_options
@@ -32,6 +32,8 @@ Seat: TypeAlias = int
 #: A bot's choice: a string or a list of card strings, exactly as in ``legal_actions``.
 Action: TypeAlias = str | list[str]
 JSONDict: TypeAlias = dict[str, Any]
+#: A card, or a game's own encoding of one (Big Two deals card ids).
+T = TypeVar("T")
 
 
 class GameError(ValueError):
@@ -101,13 +103,18 @@ class Game(ABC):
     private_keys: ClassVar[tuple[str, ...]] = ()
     #: Whether the scores of every finished game add up to zero.
     zero_sum: ClassVar[bool] = False
-    #: The module whose ``POLICIES`` are the game's own house bots ("" for none).
-    house_bots_module: ClassVar[str] = ""
+    #: Moves one game takes at most in ordinary play, all seats together, for one unit of
+    #: each ``repeat_options`` option (a deal, a hand): the service's wall-clock budget of a
+    #: match is built from it (0 is refused by the conformance suite: declare it).
+    moves_per_game: ClassVar[int] = 0
+    #: Whole-number options that multiply a game's moves (Big Two ``deals``).
+    repeat_options: ClassVar[tuple[str, ...]] = ()
     #: The first run's demo tournament (services.create_tournament fields).
     demo_format: ClassVar[Mapping[str, Any]] = {"games_per_pairing": 2}
     #: Options that keep a new version's check matches short.
     check_options: ClassVar[Mapping[str, Any]] = {}
-    #: The replay page's renderer (static/web/replay-NAME.js); "" uses the generic one.
+    #: The name the replay renderer registers under (the game package's replay.js); "" for
+    #: the generic renderer. Read through judge.games.parts, which finds the file.
     renderer: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -172,6 +179,20 @@ class Game(ABC):
         """The name people read of one of the game's variants."""
         return cls.variant_titles.get(variant, variant)
 
+    @classmethod
+    def moves_estimate(cls, options: Mapping[str, Any] | None = None, players: int = 0) -> int:
+        """Moves one game with ``options`` at a table of ``players`` (0: the default) takes
+        at most in ordinary play: ``moves_per_game`` times each repeat option's value (its
+        default when not given). A game whose length follows the table size otherwise
+        overrides this."""
+        chosen = {**cls.option_defaults, **(options or {})}
+        moves = cls.moves_per_game
+        for name in cls.repeat_options:
+            value = chosen.get(name)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                moves *= value
+        return moves
+
     def shuffle(self, cards: Sequence[Card], *path: int | str) -> list[Card]:
         """A copy of ``cards`` shuffled by (game seed, path); the order goes into the record."""
         order = list(cards)
@@ -221,7 +242,8 @@ class Game(ABC):
     def redeal_unseen(self, seat: Seat, rng: random.Random) -> bool:
         """Deal again, in place and at random, every card ``seat`` cannot see now, keeping
         what it can see; True if some card moved. The conformance suite's secrecy check
-        calls it: ``observation(seat)`` and ``legal_actions(seat)`` must not change."""
+        calls it: ``observation(seat)`` and ``legal_actions(seat)`` must not change.
+        Games build it on :func:`redeal`, which does the dealing for every game."""
 
     # Shared machinery.
 
@@ -263,3 +285,20 @@ class Game(ABC):
             "deck_orders": [list(order) for order in self.deck_orders],
             "actions": [[step.seat, step.action] for step in self.history],
         }
+
+
+def redeal(piles: Sequence[Sequence[T]], rng: random.Random) -> tuple[list[list[T]], bool]:
+    """The cards of ``piles`` gathered, shuffled by ``rng`` and dealt back in piles of the
+    same sizes, and whether any pile now holds other cards or another order.
+
+    Every game's ``redeal_unseen`` is this over the piles its seat cannot see (one call
+    per group of piles whose cards may change places), so the secrecy check deals the same
+    way in every game.
+    """
+    pool = [card for pile in piles for card in pile]
+    rng.shuffle(pool)
+    dealt: list[list[T]] = []
+    for pile in piles:
+        dealt.append(pool[: len(pile)])
+        pool = pool[len(pile) :]
+    return dealt, dealt != [list(pile) for pile in piles]

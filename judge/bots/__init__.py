@@ -5,15 +5,15 @@ actions) and returns one of the legal actions. The referee runs a house bot eith
 in-process (fast, for tests and benchmarks) or as a separate process speaking the
 protocol like any uploaded bot (``house:NAME`` on the command line).
 
-Each game's module (``judge.bots.<game>``) defines ``POLICIES``: name -> factory taking a
-seed. ``random`` is shared by all games and defined here.
+Each game's package holds its own in ``bots.py`` (``judge/games/<game>/bots.py``), whose
+``POLICIES`` maps a name to a factory taking a seed. ``random`` is shared by all games and
+defined here.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from importlib import import_module
 from typing import Any, Protocol
 
 from judge.engine import Action, GameError
@@ -39,12 +39,11 @@ class RandomPolicy:
 
 
 def policies(game: str) -> dict[str, PolicyFactory]:
-    """Every house bot of ``game``, by name (``random`` and the game's own, found through
-    its class's ``house_bots_module``)."""
-    from judge.games import game_class  # the registry imports every engine
+    """Every house bot of ``game``, by name (``random`` and the game's own ``bots.py``)."""
+    from judge.games import game_class, parts  # the registry imports every engine
 
-    module = game_class(game).house_bots_module
-    own: dict[str, PolicyFactory] = import_module(module).POLICIES if module else {}
+    module = parts.part_module(game_class(game), "bots")
+    own: dict[str, PolicyFactory] = module.POLICIES if module is not None else {}
     return {"random": RandomPolicy, **own}
 
 

@@ -1,17 +1,22 @@
 """The registry of games: a name on the command line or in the protocol, and its engine.
 
-Each game is one self-describing class (judge.engine.Game: title, variants, table sizes,
-option bounds, private keys, house bots, demo and check settings); the rest of the system
-reads only that. Adding a game is its module plus one line in ``GAME_CLASSES``
-(docs/adding-a-game.md).
+Each game is one package, ``judge/games/NAME/``: its ``__init__`` is a self-describing
+class (judge.engine.Game: title, variants, table sizes, option bounds, private keys, moves
+per game and repeat options for budgets, demo and check settings), and beside it the files
+judge.games.parts finds by name (house bots, narration, replay renderer, seed bots, rules
+page). The rest of the system reads only this registry; adding a game is its package plus
+one line in ``GAME_CLASSES`` (docs/adding-a-game.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from judge.engine import Game, GameError, JSONDict
+from judge.games import parts
 from judge.games.bigtwo import BigTwo
 from judge.games.fifteen35 import FifteenThirtyFive
 from judge.games.oceans11 import Oceans11
@@ -53,6 +58,32 @@ def title(name: str) -> str:
 def choices() -> list[tuple[str, str]]:
     """(name, title) of every game, in the registry's order: for forms and menus."""
     return [(name, cls.title or name) for name, cls in GAMES.items()]
+
+
+def moves_estimate(name: str, options: Mapping[str, Any] | None = None, players: int = 0) -> int:
+    """Moves one game of ``name`` with ``options`` at a table of ``players`` takes at most
+    in ordinary play (the service's match budget is built from it)."""
+    return game_class(name).moves_estimate(options, players)
+
+
+def narration(name: str) -> ModuleType | None:
+    """The game's narration module (``events``, ``outcome``), or None: told generically."""
+    return parts.part_module(game_class(name), "narration")
+
+
+def renderer_file(name: str) -> Path | None:
+    """The game's replay renderer script, or None when the generic renderer shows it."""
+    return parts.renderer_file(game_class(name))
+
+
+def rules_file(name: str) -> Path | None:
+    """The game's rules page (Markdown), or None when it has none."""
+    return parts.rules_file(game_class(name))
+
+
+def seed_files(name: str) -> dict[str, Path]:
+    """The game's example bots (name -> file), played by the demo; may be empty."""
+    return parts.seed_files(game_class(name))
 
 
 def new_game(

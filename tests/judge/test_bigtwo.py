@@ -17,7 +17,7 @@ import pytest
 from judge.engine import GameError, IllegalActionError
 from judge.games import replay
 from judge.games.bigtwo import BigTwo
-from judge.games.bigtwo_combos import CARD_ID, CARD_TEXT, classify
+from judge.games.bigtwo.combos import CARD_ID, CARD_TEXT, classify
 
 #: The conformance suite, whose tests the rules page may name too.
 CONFORMANCE = Path(__file__).with_name("test_conformance.py")
@@ -346,7 +346,7 @@ def test_thousands_of_random_deals_run_to_a_zero_sum_end_conserving_cards(player
 
 @pytest.mark.parametrize("straights", ["big-two", "poker"])
 def test_legal_actions_equal_a_brute_force_filter_in_random_games(straights: str) -> None:
-    from judge.games.bigtwo_combos import brute_force_plays
+    from judge.games.bigtwo.combos import brute_force_plays
 
     rnd = random.Random(13)
     positions = 0

@@ -12,7 +12,7 @@ from itertools import combinations, pairwise
 
 import pytest
 
-from judge.games.bigtwo_combos import (
+from judge.games.bigtwo.combos import (
     CARD_ID,
     CARD_TEXT,
     Combo,

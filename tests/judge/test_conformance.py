@@ -1,11 +1,16 @@
 """One conformance suite for every game of the registry (and the tests' toy High Card).
 
 In the manner of OpenSpiel's generic random-simulation test: random games to the end at
-every table size and variant, determinism from the seed, record -> replay round trip,
-secrecy (an observation does not change when the cards its seat cannot see are dealt
-anew), the fallback action always legal, zero-sum where the game says so, and every
-protocol message of a match valid against its JSON Schema. A new game passes this suite
-without a line written here: it is parametrised over the registry.
+every table size and variant, with the default options and with random option sets drawn
+from the schema's bounds, and every option at each of its extremes (played correctly, or
+refused with an error naming the option); determinism from the seed, record -> replay round
+trip, secrecy (an observation does not change when the cards its seat cannot see are dealt
+anew), the fallback action always legal, zero-sum where the game says so, every house bot
+playing without a fault, and every protocol message of a match valid against its JSON
+Schema. Every game is played under an action cap built from its own moves estimate, so a
+game that never ends (or that declares far too few moves for the budgets) fails clearly.
+A new game passes this suite without a line written here: it is parametrised over the
+registry.
 """
 
 from __future__ import annotations
@@ -13,13 +18,16 @@ from __future__ import annotations
 import copy
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import pytest
 
 from judge import protocol
-from judge.engine import Game
-from judge.games import GAMES, game_class, new_game, register, replay, unregister
+from judge.bots import policies
+from judge.engine import Game, GameError
+from judge.games import GAMES, game_class, new_game, parts, register, replay, unregister
+from judge.options import Option, OptionKind
 from judge.players import house_players
 from judge.referee import MatchSpec, play_match
 from judge.replay import verify
@@ -39,8 +47,33 @@ TABLES = [
 IDS = [f"{name}-{players}p-{variant}" for name, players, variant in TABLES]
 #: Random games per table: enough to reach every ending of small games, still seconds.
 SEEDS = 6
-#: A game longer than this many actions is taken to never end.
-MAX_ACTIONS = 20_000
+#: Random option sets per table size.
+OPTION_SETS = 3
+#: A game may take this many times the moves its class estimates (random play is longer
+#: than ordinary play), plus a margin, before it is taken to never end.
+CAP_FACTOR, CAP_MARGIN = 10, 100
+
+
+def extremes(option: Option) -> list[Any]:
+    """The values at the edges of an option: both bounds, both truths, every choice."""
+    if option.kind is OptionKind.INT:
+        return sorted({option.to_json()["minimum"], option.to_json()["maximum"]})
+    if option.kind is OptionKind.BOOL:
+        return [False, True]
+    return list(option.choices)
+
+
+#: (game, players, option, value) for every option's every extreme at every table size.
+EXTREMES = [
+    (name, players, option.name, value)
+    for name, cls in CLASSES.items()
+    for players in range(cls.min_players, cls.max_players + 1)
+    for option in cls.option_schema
+    for value in extremes(option)
+]
+EXTREME_IDS = [f"{name}-{players}p-{option}={value}" for name, players, option, value in EXTREMES]
+#: (game, players) of every table size.
+SIZES = sorted({(name, players) for name, players, _ in TABLES})
 
 
 @pytest.fixture(autouse=True)
@@ -51,8 +84,15 @@ def toy_registered() -> Iterator[None]:
     unregister(HighCard.name)
 
 
-def make(name: str, seed: int, players: int, variant: str) -> Game:
-    return new_game(name, seed, players=players, variant=variant)
+def make(
+    name: str, seed: int, players: int, variant: str, options: Mapping[str, Any] | None = None
+) -> Game:
+    return new_game(name, seed, players=players, variant=variant, options=options)
+
+
+def action_cap(game: Game) -> int:
+    """The most actions ``game`` may take before it is taken to never end."""
+    return CAP_FACTOR * game.moves_estimate(game.options, game.players) + CAP_MARGIN
 
 
 def random_step(game: Game, rng: random.Random) -> None:
@@ -67,13 +107,29 @@ def random_step(game: Game, rng: random.Random) -> None:
 
 
 def play_randomly(game: Game, rng: random.Random, check: bool = False) -> Game:
-    for _ in range(MAX_ACTIONS):
+    cap = action_cap(game)
+    for _ in range(cap):
         if game.is_over():
             return game
         if check:
             check_position(game)
         random_step(game, rng)
-    raise AssertionError(f"no end after {MAX_ACTIONS} actions")
+    raise AssertionError(
+        f"{game.name} with {game.options} at {game.players} players did not end within "
+        f"{cap} actions: it never ends, or its moves_per_game is far too low"
+    )
+
+
+def check_finished(game: Game) -> None:
+    """A finished game: nobody to act, a proper result, zero-sum where declared."""
+    assert game.to_act() == ()
+    assert all(game.legal_actions(seat) == [] for seat in range(game.players))
+    result = game.result()
+    assert len(result.scores) == len(result.places) == game.players
+    assert min(result.places) == 1 and max(result.places) <= game.players
+    if game.zero_sum:
+        assert sum(result.scores) == 0
+    assert json.loads(json.dumps(game.revealed())) == game.revealed()
 
 
 def check_position(game: Game) -> None:
@@ -92,18 +148,79 @@ def check_position(game: Game) -> None:
 def test_random_games_run_to_an_end_with_a_proper_result(
     name: str, players: int, variant: str
 ) -> None:
-    cls = game_class(name)
     rng = random.Random(f"{name}-{players}-{variant}")
     for seed in range(SEEDS):
-        game = play_randomly(make(name, seed, players, variant), rng, check=seed < 2)
-        assert game.to_act() == ()
-        assert all(game.legal_actions(seat) == [] for seat in range(players))
-        result = game.result()
-        assert len(result.scores) == len(result.places) == players
-        assert min(result.places) == 1 and max(result.places) <= players
-        if cls.zero_sum:
-            assert sum(result.scores) == 0
-        assert json.loads(json.dumps(game.revealed())) == game.revealed()
+        check_finished(play_randomly(make(name, seed, players, variant), rng, check=seed < 2))
+
+
+def random_options(cls: type[Game], rng: random.Random) -> dict[str, Any]:
+    """One option set drawn from the schema's bounds (a repeat option's draw stays near its
+    minimum, to keep the suite short: its maximum is one of the extremes played below)."""
+    drawn: dict[str, Any] = {}
+    for option in cls.option_schema:
+        if option.kind is OptionKind.INT:
+            low, high = option.to_json()["minimum"], option.to_json()["maximum"]
+            if option.name in cls.repeat_options:
+                high = min(high, low + 2)
+            drawn[option.name] = rng.randint(low, high)
+        else:
+            drawn[option.name] = rng.choice(extremes(option))
+    return drawn
+
+
+def refused_clearly(cls: type[Game], options: Mapping[str, Any], players: int) -> bool:
+    """True when the settings are refused by the validator with an error naming an option
+    of the set (a rule between options); False when they are accepted."""
+    try:
+        cls.checked_settings(options, players=players)
+    except GameError as error:
+        assert any(name in str(error) for name in options), f"unclear refusal: {error}"
+        return True
+    return False
+
+
+@pytest.mark.parametrize(("name", "players"), SIZES, ids=[f"{n}-{p}p" for n, p in SIZES])
+def test_random_option_sets_play_to_an_end_or_are_refused_clearly(name: str, players: int) -> None:
+    cls = game_class(name)
+    rng = random.Random(f"options-{name}-{players}")
+    for seed in range(OPTION_SETS):
+        options = random_options(cls, rng)
+        if refused_clearly(cls, options, players):
+            continue
+        variant = rng.choice(cls.variants)
+        game = make(name, seed, players, variant, options)
+        check_finished(play_randomly(game, rng, check=True))
+        assert replay(json.loads(json.dumps(game.record()))).result() == game.result()
+
+
+@pytest.mark.parametrize(("name", "players", "option", "value"), EXTREMES, ids=EXTREME_IDS)
+def test_every_option_at_its_extremes_plays_correctly_or_is_refused_clearly(
+    name: str, players: int, option: str, value: Any
+) -> None:
+    cls = game_class(name)
+    options = {option: value}
+    if refused_clearly(cls, options, players):
+        return
+    rng = random.Random(f"extreme-{name}-{players}-{option}-{value}")
+    for variant in cls.variants:
+        game = make(name, 1, players, variant, options)
+        long = game.moves_estimate(game.options, players) > 500  # positions checked elsewhere
+        check_finished(play_randomly(game, rng, check=not long))
+
+
+@pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))
+def test_values_past_an_options_bounds_are_refused_naming_the_option(name: str) -> None:
+    cls = game_class(name)
+    for option in cls.option_schema:
+        shown = option.to_json()
+        wrong: list[Any] = ["nonsense", None]
+        if option.kind is OptionKind.INT:
+            wrong += [shown["minimum"] - 1, shown["maximum"] + 1, 1.5, True]
+        for value in wrong:
+            with pytest.raises(GameError, match=option.name):
+                cls.checked_settings({option.name: value})
+    with pytest.raises(GameError, match="no option"):
+        cls.checked_settings({"no_such_option": 1})
 
 
 @pytest.mark.parametrize(("name", "players", "variant"), TABLES, ids=IDS)
@@ -140,7 +257,9 @@ def test_an_observation_does_not_change_when_unseen_cards_are_dealt_anew(
     moved = checked = 0
     for seed in range(SEEDS):
         game = make(name, seed, players, variant)
-        while not game.is_over():
+        for _ in range(action_cap(game)):
+            if game.is_over():
+                break
             seat = rng.randrange(players)
             twin = copy.deepcopy(game)
             moved += twin.redeal_unseen(seat, rng)
@@ -149,6 +268,7 @@ def test_an_observation_does_not_change_when_unseen_cards_are_dealt_anew(
             assert twin.to_act() == game.to_act()
             checked += 1
             random_step(game, rng)
+        assert game.is_over(), f"{name} did not end within {action_cap(game)} actions"
     assert moved > checked // 4, "dealing the unseen cards anew must move some of them"
 
 
@@ -167,6 +287,9 @@ def test_every_message_of_a_match_fits_its_schema(name: str) -> None:
 @pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))
 def test_the_class_describes_the_game_to_the_rest_of_the_system(name: str) -> None:
     cls = CLASSES[name]
+    assert cls.moves_per_game > 0, "declare moves_per_game: the match budgets are built on it"
+    schema = {option.name: option for option in cls.option_schema}
+    assert all(schema[rep].kind is OptionKind.INT for rep in cls.repeat_options)
     assert cls.title and cls.title != name
     assert 1 <= cls.min_players <= cls.default_players <= cls.max_players
     assert cls.variants and all(cls.title_of(v) for v in cls.variants)
@@ -189,3 +312,26 @@ def test_the_class_describes_the_game_to_the_rest_of_the_system(name: str) -> No
         time={"startup_s": 1.0, "move_s": 1.0, "bank_s": 1.0},
     )
     validate_message(hello)
+
+
+@pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))
+def test_the_games_parts_are_where_the_registry_finds_them(name: str) -> None:
+    cls = CLASSES[name]
+    narration = parts.part_module(cls, "narration")
+    assert narration is not None and callable(narration.outcome), "narration.py with outcome"
+    renderer = parts.renderer_file(cls)
+    if cls.renderer:
+        assert renderer is not None, f"{cls.renderer!r} named but no replay.js beside the game"
+        assert f"ReplayRenderers.{cls.renderer} =" in renderer.read_text(encoding="utf-8")
+    rules = parts.rules_file(cls)
+    assert rules is not None and rules.read_text(encoding="utf-8").startswith("# ")
+
+
+@pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))
+def test_every_house_bot_plays_a_match_without_a_fault(name: str) -> None:
+    cls = CLASSES[name]
+    for bot in policies(name):
+        bots, start = house_players(name, [bot] * cls.default_players, match_seed=7)
+        spec = MatchSpec(name, seed=7, players=cls.default_players, options=dict(cls.check_options))
+        outcome = play_match(spec, bots, start)
+        assert outcome.faults == [], f"house bot {bot!r}: {outcome.faults}"

@@ -5,8 +5,8 @@ from typing import Any
 import pytest
 
 from judge.bots import RandomPolicy, house_policy, policies
-from judge.bots.fifteen35 import GreedyPolicy
 from judge.games.fifteen35 import FifteenThirtyFive
+from judge.games.fifteen35.bots import GreedyPolicy
 from tests.judge.playing import play_out
 
 

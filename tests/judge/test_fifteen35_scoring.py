@@ -6,7 +6,7 @@ import random
 import pytest
 
 from judge.cards import RANKS, make_deck, parse_cards
-from judge.games.fifteen35_scoring import (
+from judge.games.fifteen35.scoring import (
     TARGET_15,
     TARGET_35,
     best_total,

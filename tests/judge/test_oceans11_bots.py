@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 
 from judge.bots import Policy, RandomPolicy, house_policy
-from judge.bots.oceans11 import (
+from judge.cards import parse_cards
+from judge.engine import Action
+from judge.games.oceans11 import CONCEDE, DEAL, VARIANTS, Oceans11
+from judge.games.oceans11.bots import (
     GreedyPolicy,
     MonteCarloPolicy,
     Playout,
     sampled_catch_up,
     unseen_cards,
 )
-from judge.cards import parse_cards
-from judge.engine import Action
-from judge.games.oceans11 import CONCEDE, DEAL, VARIANTS, Oceans11
 from tests.judge.playing import play_out
 
 

@@ -24,8 +24,8 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from judge.cards import Card, format_cards, make_deck
-from judge.engine import Action, Game, GameError, JSONDict, Result, Seat
-from judge.games.fifteen35_scoring import DECLARATIONS, is_natural, split_pot
+from judge.engine import Action, Game, GameError, JSONDict, Result, Seat, redeal
+from judge.games.fifteen35.scoring import DECLARATIONS, is_natural, split_pot
 from judge.options import int_option
 
 _BETTING = ("check", "bet", "fold", "call", "raise")
@@ -61,12 +61,22 @@ class FifteenThirtyFive(Game):
     )
     private_keys = ("hidden",)
     zero_sum = True
-    house_bots_module = "judge.bots.fifteen35"
+    #: The most moves a game takes in ordinary play (per deal or hand where it has them).
+    moves_per_game = 40
+    repeat_options = ("hands",)
     demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 3, "games_per_pairing": 1}
     check_options: ClassVar[Mapping[str, Any]] = {"hands": 1}
     renderer = "fifteen35"
 
     # Setting up.
+
+    @classmethod
+    def moves_estimate(cls, options: Mapping[str, Any] | None = None, players: int = 0) -> int:
+        """Hands 0 means one hand per player: the moves follow the table size."""
+        hands = {**cls.option_defaults, **(options or {})}.get("hands")
+        if hands == 0:
+            return cls.moves_per_game * (players or cls.default_players)
+        return super().moves_estimate(options, players)
 
     def _setup(self) -> None:
         self.hand_count = self.options["hands"] or self.players
@@ -361,16 +371,11 @@ class FifteenThirtyFive(Game):
 
     def redeal_unseen(self, seat: Seat, rng: random.Random) -> bool:
         """Deal the other seats' face-down cards and the stock anew."""
-        unseen = [c for other in range(self.players) if other != seat for c in self.hidden[other]]
-        unseen += self.stock
-        before = list(unseen)
-        rng.shuffle(unseen)
-        moved = unseen != before
-        for other in range(self.players):
-            if other != seat:
-                count = len(self.hidden[other])
-                self.hidden[other], unseen = unseen[:count], unseen[count:]
-        self.stock = unseen
+        others = [other for other in range(self.players) if other != seat]
+        dealt, moved = redeal([self.hidden[other] for other in others] + [self.stock], rng)
+        for other, cards in zip(others, dealt, strict=False):
+            self.hidden[other] = cards
+        self.stock = dealt[-1]
         return moved
 
     def observation(self, seat: Seat) -> JSONDict:

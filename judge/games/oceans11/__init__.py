@@ -22,7 +22,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Final
 
 from judge.cards import JOKER, Card, format_cards, make_deck
-from judge.engine import Action, Game, JSONDict, Result, Seat
+from judge.engine import Action, Game, JSONDict, Result, Seat, redeal
 from judge.hands import DEUCES_WILD, JOKERS_WILD, NO_WILDS, HandRow, hand_name, key_of
 
 DEAL: Final = "deal"
@@ -98,7 +98,8 @@ class Oceans11(Game):
         "mini": "Mini (one pack split)",
         "mini-joker": "Mini with jokers",
     }
-    house_bots_module = "judge.bots.oceans11"
+    #: The most moves a game takes in ordinary play (per deal or hand where it has them).
+    moves_per_game = 120
     demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 2, "games_per_pairing": 2}
     renderer = "oceans11"
 
@@ -254,15 +255,11 @@ class Oceans11(Game):
         """Reorder both decks' unturned cards (hidden from their owners too); in the split
         variants, where which half holds a card is secret as well, exchange them."""
         rests = [self.decks[s][self.turned[s] :] for s in range(2)]
-        before = [list(rest) for rest in rests]
-        if self.spec.split:
-            pool = rests[0] + rests[1]
-            rng.shuffle(pool)
-            rests = [pool[: len(rests[0])], pool[len(rests[0]) :]]
+        groups = [rests] if self.spec.split else [[rest] for rest in rests]
+        dealt = [pile for group in groups for pile in redeal(group, rng)[0]]
         for s in range(2):
-            rng.shuffle(rests[s])
-            self.decks[s][self.turned[s] :] = rests[s]
-        return rests != before
+            self.decks[s][self.turned[s] :] = dealt[s]
+        return dealt != rests
 
     def revealed(self) -> JSONDict:
         return {"decks": [format_cards(deck) for deck in self.decks]}

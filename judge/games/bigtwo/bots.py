@@ -14,7 +14,7 @@ from typing import Any
 
 from judge.bots import PolicyFactory
 from judge.engine import Action
-from judge.games.bigtwo_combos import CARD_ID
+from judge.games.bigtwo.combos import CARD_ID
 
 PASS = "pass"
 #: An opponent with this many cards or fewer may go out soon: stop saving strong cards.

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from judge.cards import Card, make_deck
-from judge.engine import Action, Game, GameError, JSONDict, Result, Seat
+from judge.engine import Action, Game, GameError, JSONDict, Result, Seat, redeal
 from judge.options import int_option
 
 PLAY = "play"
@@ -39,6 +39,9 @@ class HighCard(Game):
     zero_sum = True
     demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 2, "games_per_pairing": 1}
     check_options: ClassVar[Mapping[str, Any]] = {"rounds": 1}
+    moves_per_game = 2
+    repeat_options = ("rounds",)
+    renderer = "highcard"
 
     def _setup(self) -> None:
         self.scores = [0, 0]
@@ -120,11 +123,9 @@ class HighCard(Game):
     def redeal_unseen(self, seat: Seat, rng: random.Random) -> bool:
         """Deal the other player's card and the rest of the pack anew."""
         other = 1 - seat
-        pool = [self.cards[other], *self.rest]
-        before = list(pool)
-        rng.shuffle(pool)
-        self.cards[other], self.rest = pool[0], pool[1:]
-        return pool != before
+        (card, self.rest), moved = redeal([[self.cards[other]], self.rest], rng)
+        self.cards[other] = card[0]
+        return moved
 
     def revealed(self) -> JSONDict:
         """Every round's cards, folded ones too."""

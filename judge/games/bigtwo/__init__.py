@@ -7,7 +7,7 @@ the holder of 3♦ (or of 4♦ when it is the 3♦); two get 13 each and 26 stay
 
 The holder of the lowest card held leads, and that first play must contain it. Play goes to
 the next seat (seat + 1). A trick keeps the size of its lead; each play must beat the last
-one (bigtwo_combos). Passing is always allowed when following and does not stop a player
+one (combos). Passing is always allowed when following and does not stop a player
 from playing later in the trick. When every other player has passed in a row, the last to
 play leads anything. A deal ends the moment a hand is empty: each loser pays a point per
 card left (doubled from ``double_at`` cards, tripled from ``triple_at``), the winner
@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from judge.cards import make_deck
-from judge.engine import Action, Game, GameError, JSONDict, Result, Seat
-from judge.games.bigtwo_combos import (
+from judge.engine import Action, Game, GameError, JSONDict, Result, Seat, redeal
+from judge.games.bigtwo.combos import (
     CARD_ID,
     CARD_TEXT,
     LOWEST_CARD,
@@ -67,7 +67,9 @@ class BigTwo(Game):
     )
     private_keys = ("hand",)
     zero_sum = True
-    house_bots_module = "judge.bots.bigtwo"
+    #: The most moves a game takes in ordinary play (per deal or hand where it has them).
+    moves_per_game = 80
+    repeat_options = ("deals",)
     demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 3, "games_per_pairing": 2}
     renderer = "bigtwo"
 
@@ -240,17 +242,13 @@ class BigTwo(Game):
     def redeal_unseen(self, seat: Seat, rng: random.Random) -> bool:
         """Deal the others' hands and the unused cards anew, keeping every count."""
         others = [s for s in range(self.players) if s != seat]
-        before = [list(self.hands[s]) for s in others] + [list(self.unused)]
-        pool = [c for hand in before for c in hand]
-        rng.shuffle(pool)
-        after = []
-        for hand in before:
-            after.append(sorted(pool[: len(hand)]))
-            pool = pool[len(hand) :]
+        before = [self.hands[s] for s in others] + [self.unused]
+        dealt, _ = redeal(before, rng)
+        after = [sorted(pile) for pile in dealt]
         for s, hand in zip(others, after, strict=False):
             self.hands[s] = hand
         self.unused = after[-1]
-        return after != [sorted(hand) for hand in before]
+        return after != [sorted(pile) for pile in before]
 
     def observation(self, seat: Seat) -> JSONDict:
         """What ``seat`` sees: its own hand, the public table, never another seat's cards."""

@@ -13,7 +13,7 @@ from typing import Any, Final
 from judge.bots import PolicyFactory
 from judge.cards import Card, make_deck, parse_cards
 from judge.engine import Action
-from judge.games.fifteen35_scoring import (
+from judge.games.fifteen35.scoring import (
     TARGET_15,
     TARGET_35,
     best_total,
