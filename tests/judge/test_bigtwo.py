@@ -379,7 +379,7 @@ def test_a_finished_record_replays_to_the_same_result() -> None:
 
 def test_the_rules_page_names_only_tests_that_exist_and_every_rule_test() -> None:
     root = Path(__file__).resolve().parents[2]
-    named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/bigtwo.md").read_text()))
+    named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/tests/bigtwo.md").read_text()))
     defined = {
         name
         for path in Path(__file__).parent.glob("test_bigtwo*.py")

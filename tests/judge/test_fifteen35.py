@@ -370,7 +370,7 @@ def test_the_result_is_net_chips_only_once_the_game_is_over() -> None:
 
 def test_the_rules_page_names_only_tests_that_exist_and_every_rule_test() -> None:
     root = Path(__file__).resolve().parents[2]
-    named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/fifteen35.md").read_text()))
+    named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/tests/fifteen35.md").read_text()))
     defined = {
         path.stem: set(re.findall(r"^def (test_\w+)", path.read_text(), re.MULTILINE))
         for path in [*Path(__file__).parent.glob("test_fifteen35*.py"), CONFORMANCE]

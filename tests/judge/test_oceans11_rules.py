@@ -1,4 +1,4 @@
-"""Oceans 11: each rule of the seed and of rules.md (docs/rules/oceans11.md names them)."""
+"""Oceans 11: each rule of the seed and of rules.md (docs/rules/tests/oceans11.md names them)."""
 
 from __future__ import annotations
 
@@ -216,7 +216,7 @@ def test_illegal_actions_are_refused_saying_why() -> None:
 
 def test_the_rules_page_names_every_rule_test_and_only_real_tests() -> None:
     root = Path(__file__).resolve().parents[2]
-    named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/oceans11.md").read_text()))
+    named = set(re.findall(r"`(test_\w+)`", (root / "docs/rules/tests/oceans11.md").read_text()))
     modules = ["oceans11_rules", "oceans11_properties", "hands", "hands_oracle", "cli_hand"]
     modules.append("conformance")
     existing = {
