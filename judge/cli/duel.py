@@ -3,9 +3,10 @@
 Plays duplicate pairs with the server's referee (each deal twice, B and A swapped between
 symmetric seats, the panel's bots in the other seats of a larger table) until the SPRT
 accepts H0 ("B is at most ELO0 stronger") or H1 ("B is at least ELO1 stronger"), or the
-game cap is reached. After every round of ``--pairs-per-round`` pairs it prints the pairs'
-counts, B's score, the log-likelihood ratio against its bounds and, at the end, the
-decision and B's Elo over A with a 95% interval (``--json``: one JSON object per round).
+game cap is reached. After every round of ``--pairs-per-round`` pairs it prints the
+pairs' counts, B's score, the log-likelihood ratio against its bounds and, at the end,
+the decision and B's Elo over A with a 95% interval. ``--json`` prints one JSON object
+per round instead; ``--chart PATH`` rewrites the LLR chart (SVG) after each round.
 A and B are what ``play`` takes: a .py file, a folder with an entry file, or house:NAME.
 """
 
@@ -28,6 +29,7 @@ from judge.cli.sandboxing import (
     prepare_bot,
     starter,
 )
+from judge.duel.chart import llr_svg
 from judge.duel.pairs import pair_points, seatings
 from judge.duel.sprt import Decision, Pentanomial, Sprt, estimate
 from judge.engine import GameError
@@ -73,6 +75,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--pairs-per-round", type=int, default=10, help="default 10")
     parser.add_argument("--sandbox", choices=["local", "docker"], default="local")
     parser.add_argument("--json", action="store_true", help="one JSON object per round")
+    parser.add_argument(
+        "--chart", type=Path, metavar="PATH", help="write the LLR chart (SVG) after each round"
+    )
     times = TimeControl()
     parser.add_argument("--startup", type=float, default=times.startup_s, metavar="S")
     parser.add_argument("--move-time", type=float, default=times.move_s, metavar="S")
@@ -132,6 +137,7 @@ def _duel(
 ) -> Decision:
     """Rounds of pairs until the test decides or the cap is reached; the decision."""
     penta, decision, round_number = Pentanomial(), Decision.RUNNING, 0
+    history: list[tuple[int, float]] = []
     while decision is Decision.RUNNING:
         pairs = args.pairs_per_round
         if test.max_games:
@@ -141,6 +147,9 @@ def _duel(
         round_number += 1
         llr = test.llr(penta)
         decision = test.decide(llr, penta.games)
+        history.append((penta.games, llr))
+        if args.chart:
+            args.chart.write_text(llr_svg(history, test.lower, test.upper, test.max_games))
         _report(args, test, penta, llr, decision)
     return decision
 

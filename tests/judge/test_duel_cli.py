@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -34,15 +36,23 @@ def test_a_much_stronger_b_is_accepted_as_stronger(capsys: pytest.CaptureFixture
     assert last["elo"]["low"] > 0
 
 
-def test_a_much_weaker_b_is_refused_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_much_weaker_b_is_refused_in_words_and_charted(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    chart = tmp_path / "duel.svg"
     status, out, err = duel(
         capsys, "oceans11", "house:greedy", "house:random", "--seed", "2",
-        "--pairs-per-round", "30",
+        "--pairs-per-round", "30", "--chart", str(chart),
     )  # fmt: skip
     assert status == 0, err
     assert out[0].startswith("duel oceans11: B house:random against A house:greedy")
     assert "H0 accepted: B is not 20 Elo stronger than A (false-negative rate 0.05)" in out
     assert out[-1].startswith("B - A: -")
+    svg = ElementTree.fromstring(chart.read_text())
+    line = svg.find("{http://www.w3.org/2000/svg}polyline")
+    assert line is not None
+    rounds_played = sum(1 for text in out if text.startswith("pairs "))
+    assert len(line.attrib["points"].split()) == rounds_played + 1  # the origin, each round
 
 
 def test_the_cap_ends_an_undecided_duel_of_four_player_tables(
