@@ -10,6 +10,8 @@ one line in ``GAME_CLASSES`` (docs/adding-a-game.md).
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
@@ -39,6 +41,30 @@ def game_class(name: str) -> type[Game]:
         raise GameError(f"no game {name!r}; choose one of {sorted(GAMES)}") from None
 
 
+#: The environment variable naming games defined outside judge/games ("module:Class", comma-
+#: separated): every process of the service (web, workers, commands) registers them.
+PLUGINS_VARIABLE = "JUDGE_GAME_PLUGINS"
+
+
+def plugin_class(spec: str) -> type[Game]:
+    """The game class ``module:Class`` names, or GameError saying what is wrong with it."""
+    module_name, _, class_name = spec.strip().partition(":")
+    try:
+        found = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError, ValueError) as error:
+        raise GameError(f"{PLUGINS_VARIABLE}: cannot load {spec!r} ({error})") from None
+    if not (isinstance(found, type) and issubclass(found, Game)):
+        raise GameError(f"{PLUGINS_VARIABLE}: {spec!r} is not a judge.engine.Game class")
+    return found
+
+
+def register_plugins(value: str | None = None) -> None:
+    """Register every game ``JUDGE_GAME_PLUGINS`` (or ``value``) names."""
+    text = os.environ.get(PLUGINS_VARIABLE, "") if value is None else value
+    for spec in filter(None, (part.strip() for part in text.split(","))):
+        register(plugin_class(spec))
+
+
 def register(cls: type[Game]) -> type[Game]:
     """Add a game to the registry (for games defined outside judge/games, e.g. in tests)."""
     GAMES[cls.name] = cls
@@ -47,6 +73,9 @@ def register(cls: type[Game]) -> type[Game]:
 
 def unregister(name: str) -> None:
     GAMES.pop(name, None)
+
+
+register_plugins()
 
 
 def title(name: str) -> str:

@@ -5,13 +5,15 @@ takes the last one wins. It is only here to pin the base class's shared behaviou
 """
 
 import random
+import re
 
 import pytest
 
 from judge.cards import make_deck
-from judge.engine import Action, Game, GameError, IllegalActionError, JSONDict, Result
-from judge.games import GAMES, game_class
+from judge.engine import Action, Game, GameError, IllegalActionError, JSONDict, Result, redeal
+from judge.games import GAME_CLASSES, GAMES, game_class, register, register_plugins, unregister
 from judge.options import int_option
+from tests.judge.highcard import HighCard
 
 
 class Pile(Game):
@@ -85,7 +87,33 @@ def test_places_follow_scores_and_ties_share() -> None:
     assert Result.from_scores([0, 0]).places == (1, 1)
 
 
-def test_the_registry_names_every_game_and_refuses_others() -> None:
-    assert set(GAMES) == {"oceans11", "bigtwo", "fifteen35"}
+def test_the_registry_holds_every_game_class_by_its_name_and_refuses_others() -> None:
+    assert all(GAMES[cls.name] is cls for cls in GAME_CLASSES)
+    assert all(name == cls.name for name, cls in GAMES.items())
     with pytest.raises(GameError, match="no game 'chess'"):
         game_class("chess")
+
+
+def test_a_game_outside_judge_is_registered_by_naming_its_module_and_class() -> None:
+    before = GAMES.get(HighCard.name)
+    try:
+        register_plugins(" tests.judge.highcard:HighCard , ")
+        assert GAMES["highcard"] is HighCard
+    finally:
+        unregister(HighCard.name)
+        if before is not None:
+            register(before)
+    with pytest.raises(GameError, match=re.escape("cannot load 'tests.judge.highcard:Nope'")):
+        register_plugins("tests.judge.highcard:Nope")
+    with pytest.raises(GameError, match=re.escape("'judge.cards:Card' is not a judge")):
+        register_plugins("judge.cards:Card")
+
+
+def test_redeal_deals_the_same_cards_back_in_piles_of_the_same_sizes() -> None:
+    piles = [make_deck()[:3], make_deck()[3:4], make_deck()[4:20]]
+    dealt, moved = redeal(piles, random.Random(3))
+    assert [len(pile) for pile in dealt] == [3, 1, 16] and moved
+    assert sorted(map(str, (card for pile in dealt for card in pile))) == sorted(
+        map(str, make_deck()[:20])
+    )
+    assert redeal([[make_deck()[0]]], random.Random(1)) == ([[make_deck()[0]]], False)
