@@ -110,6 +110,11 @@ def rules_file(name: str) -> Path | None:
     return parts.rules_file(game_class(name))
 
 
+def rules_tests_file(name: str) -> Path | None:
+    """The game's rules with the tests that check them (for implementers), or None."""
+    return parts.rules_tests_file(game_class(name))
+
+
 def seed_files(name: str) -> dict[str, Path]:
     """The game's example bots (name -> file), played by the demo; may be empty."""
     return parts.seed_files(game_class(name))

@@ -10,6 +10,7 @@ A game is a package ``judge/games/NAME/`` (or any package a test registers): its
 | ``replay.js`` | the replay page's renderer, registered under the game's name |
 | ``seeds/*.py`` | example bots the demo plays (else ``seeds/NAME/*.py`` of the repository) |
 | ``rules.md`` | the rules page (else ``docs/rules/NAME.md``, where the other docs link to it) |
+| ``rules-tests.md`` | each rule with its test (else ``docs/rules/tests/NAME.md``) |
 
 Nothing else in the project lists a game's parts: the registry and these lookups are how
 the service, the CLI and the tests find them, so a new game is its package plus one line.
@@ -58,6 +59,18 @@ def renderer_file(cls: type[Game]) -> Path | None:
 def rules_file(cls: type[Game]) -> Path | None:
     """The game's rules page: ``rules.md`` in its package, else ``docs/rules/NAME.md``."""
     for path in (package_folder(cls) / "rules.md", REPOSITORY / "docs/rules" / f"{cls.name}.md"):
+        if path.is_file():
+            return path
+    return None
+
+
+def rules_tests_file(cls: type[Game]) -> Path | None:
+    """The game's rules with their tests, for implementers: ``rules-tests.md`` in its
+    package, else ``docs/rules/tests/NAME.md``."""
+    for path in (
+        package_folder(cls) / "rules-tests.md",
+        REPOSITORY / "docs/rules/tests" / f"{cls.name}.md",
+    ):
         if path.is_file():
             return path
     return None

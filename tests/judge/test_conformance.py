@@ -323,8 +323,9 @@ def test_the_games_parts_are_where_the_registry_finds_them(name: str) -> None:
     if cls.renderer:
         assert renderer is not None, f"{cls.renderer!r} named but no replay.js beside the game"
         assert f"ReplayRenderers.{cls.renderer} =" in renderer.read_text(encoding="utf-8")
-    rules = parts.rules_file(cls)
-    assert rules is not None and rules.read_text(encoding="utf-8").startswith("# ")
+    for rules in (parts.rules_file(cls), parts.rules_tests_file(cls)):
+        assert rules is not None and rules.read_text(encoding="utf-8").startswith("# ")
+        assert "`" not in rules.read_text(encoding="utf-8").splitlines()[0], "a title in words"
 
 
 @pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))
