@@ -12,7 +12,7 @@ ENV PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     LANG=C.UTF-8 \
-    DJANGO_SETTINGS_MODULE=tournaments.settings
+    DJANGO_SETTINGS_MODULE=tournaments.config.settings
 
 # The packages, into a virtualenv; pip is run from its own wheel, as Debian's Python has
 # no pip (and a public slim image's pip is not needed).
@@ -46,5 +46,5 @@ RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --no-inp
 # to the Docker engine through its socket and hands each bot's pipes to the bot's user.
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "tournaments.wsgi:application", "--bind", "0.0.0.0:8000", \
+CMD ["gunicorn", "tournaments.config.wsgi:application", "--bind", "0.0.0.0:8000", \
      "--workers", "3", "--access-logfile", "-"]

@@ -22,7 +22,7 @@ from django.db.models import Model
 from psycopg.types.json import Jsonb
 from tqdm import tqdm
 
-from tournaments.skill import Skill, rate_units
+from tournaments.rating.global_rating import Skill, rate_units
 
 #: (game, seats at a table) of the seeded matches.
 TABLES = (("oceans11", 2), ("bigtwo", 4), ("fifteen35", 3))
@@ -85,7 +85,6 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
 
-    from tournaments import ratings
     from tournaments.models import (
         Bot,
         BotVersion,
@@ -96,7 +95,8 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
         Seat,
         Tournament,
     )
-    from tournaments.ratings_store import mark_rated_versions
+    from tournaments.rating import tournament_fit
+    from tournaments.rating.recompute import mark_rated_versions
 
     rng = random.Random(seed)
     start = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
@@ -189,10 +189,10 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
         new = {b for b, v in versions.items() if v not in rated_versions}
         rated_versions.update(versions.values())
         # One unit per match: the matches have no games, so the service rates their places.
-        unit = ratings.Placing(tuple(bots), tuple(places))
+        unit = tournament_fit.Placing(tuple(bots), tuple(places))
         moved = rate_units(before, [unit], new, versions=versions)
         after = {b: moved.get(b, before[b]) for b in bots}
-        for a, b, score in ratings.pairwise(bots, places):
+        for a, b, score in tournament_fit.pairwise(bots, places):
             for bot, mine in ((a, score), (b, 1.0 - score)):
                 standings[bot].record[0 if mine == 1.0 else 2 if mine == 0.0 else 1] += 1
         for bot in bots:

@@ -36,7 +36,7 @@ def configure(bench: str, broker: str, sandbox: str) -> None:
     os.environ["JUDGE_HOUSE_BOTS"] = "sandbox"
     # Throughput benches keep every worker process busy (no process kept idle for checks).
     os.environ.setdefault("INTERACTIVE_RESERVE", "0")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.config.settings")
     warnings.filterwarnings("ignore", message="the local backend runs bots")
     django.setup()
 

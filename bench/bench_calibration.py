@@ -2,10 +2,10 @@
 
 Bots of known strength play many simulated round robins; every tournament goes through
 the project's own code exactly as the service runs it: the schedule
-(``tournaments.schedule``), the comparison units stored with a result
-(``tournaments.units.match_units``: games, or duplicate deals summed over their
-rotations) and the standings fit (``tournaments.ratings.standings``). For each game and
-table size (2, 4, 6 players; plain and duplicate) and each number of plays per table it
+(``tournaments.competitions.schedule``), the comparison units stored with a result
+(``tournaments.rating.units.match_units``: games, or duplicate deals summed over their
+rotations) and the standings fit (``tournaments.rating.tournament_fit.standings``). For each
+game and table size (2, 4, 6 players; plain and duplicate) and each number of plays per table it
 prints:
 
 - coverage: the share of (tournament, bot) intervals containing the bot's true rating,
@@ -25,8 +25,8 @@ placing). Each game's luck and granularity are set so that duplicate deals save 
 what bench_ladder measures on the real engines. The true rating of each bot is the fit to
 a pool of many times more units than a tournament has (the value the fit converges to).
 
-The global rating (``--part global``; tournaments.skill) is checked on simulated sites:
-a population of POPULATION bots of known strength, each site SITE_TOURNAMENTS round robins
+The global rating (``--part global``; tournaments.rating.global_rating) is checked on simulated
+sites: a population of POPULATION bots of known strength, each site SITE_TOURNAMENTS round robins
 of BOTS of them drawn at random, every match's units rated in turn as services._rate
 rates them, the ratings carried across; then the coverage of every rated bot's interval
 (of the truth seen from the level of the bots rated, and raw) and Kendall tau.
@@ -47,9 +47,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tournaments import ratings, skill
-from tournaments.schedule import schedule
-from tournaments.units import match_units
+from tournaments.competitions.schedule import schedule
+from tournaments.rating import global_rating, tournament_fit
+from tournaments.rating.units import match_units
 
 BOTS = 6
 #: Skill of bot k in performance units (adjacent bots about 50-90 Elo apart).
@@ -132,7 +132,7 @@ def play_match(
 
 def tournament(
     cell: Cell, plays: int, rng: random.Random, entrants: Sequence[int] = range(BOTS)
-) -> tuple[list[ratings.Placing[int]], list[ratings.Placing[int]]]:
+) -> tuple[list[tournament_fit.Placing[int]], list[tournament_fit.Placing[int]]]:
     """Match placings and comparison units of one round robin of ``entrants`` (BOTS of
     them; bot k has skill SKILL_STEP x k), ``plays`` units per table, in match order."""
     played = tournament_matches(cell, plays, rng, entrants)
@@ -141,7 +141,7 @@ def tournament(
 
 def tournament_matches(
     cell: Cell, plays: int, rng: random.Random, entrants: Sequence[int] = range(BOTS)
-) -> list[tuple[ratings.Placing[int], list[ratings.Placing[int]]]]:
+) -> list[tuple[tournament_fit.Placing[int], list[tournament_fit.Placing[int]]]]:
     """Each match of one round robin: its placing and its comparison units."""
     rounds = 1 if cell.players == BOTS else 2
     deals = max(1, plays // rounds)
@@ -150,17 +150,17 @@ def tournament_matches(
         table = tuple(entrants[i] for i in seats)
         result = play_match(cell, table, deals, rng)
         units = match_units(cell.players, result, duplicate=cell.duplicate, deals=deals)
-        placing = ratings.Placing(table, tuple(result["places"]))
-        matches.append((placing, [ratings.Placing(table, places) for places in units]))
+        placing = tournament_fit.Placing(table, tuple(result["places"]))
+        matches.append((placing, [tournament_fit.Placing(table, places) for places in units]))
     return matches
 
 
 def truth(cell: Cell, rng: random.Random, pool_units: int) -> dict[int, float]:
     """Each bot's rating fitted to a pool far larger than a tournament."""
-    units: list[ratings.Placing[int]] = []
+    units: list[tournament_fit.Placing[int]] = []
     while len(units) < pool_units:
         units += tournament(cell, 20, rng)[1]
-    return {bot: fit.elo for bot, fit in ratings.fit_units(units, range(BOTS)).items()}
+    return {bot: fit.elo for bot, fit in tournament_fit.fit_units(units, range(BOTS)).items()}
 
 
 def kendall_tau(estimates: dict[int, float]) -> float:
@@ -185,8 +185,8 @@ def measure(cell: Cell, plays: int, runs: int, true: dict[int, float], seed: int
     tally = Tally(taus=[])
     for _ in range(runs):
         matches, units = tournament(cell, plays, rng)
-        rows = ratings.standings(matches, range(BOTS), games=units)
-        old = ratings.fit_units(units, range(BOTS), robust=False)
+        rows = tournament_fit.standings(matches, range(BOTS), games=units)
+        old = tournament_fit.fit_units(units, range(BOTS), robust=False)
         for row in rows:
             tally.intervals += 1
             tally.covered += row.elo_low <= true[row.participant] <= row.elo_high
@@ -206,10 +206,10 @@ SITE_TOURNAMENTS = 4
 
 def site_truth(cell: Cell, rng: random.Random, pool_units: int) -> dict[int, float]:
     """Each bot's rating fitted to a pool of random round robins far larger than a site."""
-    units: list[ratings.Placing[int]] = []
+    units: list[tournament_fit.Placing[int]] = []
     while len(units) < pool_units:
         units += tournament(cell, 20, rng, rng.sample(range(POPULATION), BOTS))[1]
-    return {b: fit.elo for b, fit in ratings.fit_units(units, range(POPULATION)).items()}
+    return {b: fit.elo for b, fit in tournament_fit.fit_units(units, range(POPULATION)).items()}
 
 
 @dataclass
@@ -226,15 +226,15 @@ def measure_global(
 ) -> SiteTally:
     """Coverage of the global rating's interval, as the service computes it: every
     site plays SITE_TOURNAMENTS round robins, each match's units rated in turn
-    (skill.rate_units, as services._rate does), then every bot that played is checked."""
+    (global_rating.rate_units, as services._rate does), then every bot that played is checked."""
     rng = random.Random(seed)
     tally = SiteTally(z=[], taus=[])
     for _ in range(runs):
-        skills: dict[int, skill.Skill] = {}
+        skills: dict[int, global_rating.Skill] = {}
         for _ in range(SITE_TOURNAMENTS):
             entrants = rng.sample(range(POPULATION), BOTS)
             for _, units in tournament_matches(cell, plays, rng, entrants):
-                skills.update(skill.rate_units(skills, units))
+                skills.update(global_rating.rate_units(skills, units))
         # Games measure differences only: the level of the scale is where the first bots
         # started, so each rating is compared with the truth from the same level (the
         # mean of the bots rated); the raw coverage is counted too.
@@ -255,7 +255,8 @@ def report_global(
     """Print the global rating's coverage per cell; return the worst closeness to 0.95
     at 5 or more plays per table (as 1 - |coverage - 0.95|)."""
     print(
-        f"\nglobal rating (tournaments.skill): {runs} sites per cell, each {SITE_TOURNAMENTS}"
+        f"\nglobal rating (tournaments.rating.global_rating): {runs} sites per cell,"
+        f" each {SITE_TOURNAMENTS}"
         f" round robins of {BOTS} of {POPULATION} bots"
     )
     print(f"{'cell':<24} {'plays':>5} {'coverage':>9} {'raw':>6} {'z sd':>6} {'tau':>6}")
@@ -302,7 +303,7 @@ def games_to_separate(cell: Cell, rng: random.Random, samples: int) -> float:
     spread = statistics.stdev(scores)
     if edge <= 0:
         return math.inf
-    return (ratings.Z95 * spread / edge) ** 2 * (2 if cell.duplicate else 1)
+    return (tournament_fit.Z95 * spread / edge) ** 2 * (2 if cell.duplicate else 1)
 
 
 def report_tournament(

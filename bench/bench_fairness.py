@@ -61,8 +61,8 @@ for line in sys.stdin:
 
 def version(owner: Any, name: str, delay: float, status: str = "accepted") -> Any:
     """A version of ``owner``'s bot ``name`` (a new one each call: the tag differs)."""
-    from tournaments import services
     from tournaments.models import Bot, BotVersion, bundle_code
+    from tournaments.play import services
 
     bot, _ = Bot.objects.get_or_create(owner=owner, game=GAME, name=name)
     tag = f"{time.time_ns()}"
@@ -75,8 +75,8 @@ def upload(owner: Any, name: str, delay: float) -> Any:
     from django.db import transaction
 
     from tournaments.api import actions
+    from tournaments.bots.uploads import Bundle
     from tournaments.models import Bot, bundle_code
-    from tournaments.uploads import Bundle
 
     bot, _ = Bot.objects.get_or_create(owner=owner, game=GAME, name=name)
     source = BOT % {"delay": delay, "tag": time.time_ns()}
@@ -100,7 +100,7 @@ def flood(tag: str, slow_checks: int, quick_matches: int) -> tuple[Any, list[int
     from django.contrib.auth.models import User
     from django.db import transaction
 
-    from tournaments import services
+    from tournaments.play import services
 
     flooder = User.objects.create(username=f"flooder-{tag}")
     slow = version(flooder, "slow", SLOW_MOVE_S)
@@ -182,8 +182,8 @@ def phase(tag: str, db: str, folder: Path, options: argparse.Namespace) -> dict[
     from django.conf import settings
     from django.contrib.auth.models import User
 
-    from tournaments import dispatch
     from tournaments.models import BotVersion, Match
+    from tournaments.play import dispatch
 
     env = {"CELERY_SKIP_CHECKS": "1", "WORKER_HEARTBEAT_SECONDS": "1"}
     # The service's defaults, or the baseline's (set for the workers and this process).

@@ -2,18 +2,19 @@
 
 A population of bots of known strength (50 by default) plays simulated games, in process,
 through the service's own code: the ladder's choice of tables
-(``tournaments.matchmaking.choose``, fed by ``tournaments.ladder.uncertainty`` exactly as
-the ladder feeds it), the global rating's update of each finished match's comparison units
-(``tournaments.skill.rate_units``, as the service's ``_rate`` does) and the units stored
-with a result (``tournaments.units.match_units``). The same games and match format
-(one duplicate deal a match) are scheduled in the baseline by round robins
-(``tournaments.schedule.schedule``, round after round).
+(``tournaments.competitions.matchmaking.choose``, fed by
+``tournaments.competitions.ladder.uncertainty`` exactly as the ladder feeds it), the global
+rating's update of each finished match's comparison units
+(``tournaments.rating.global_rating.rate_units``, as the service's ``_rate`` does) and the
+units stored with a result (``tournaments.rating.units.match_units``). The same games and
+match format (one duplicate deal a match) are scheduled in the baseline by round robins
+(``tournaments.competitions.schedule.schedule``, round after round).
 
 Printed, per game and table size:
 
 - **games to order the field**: games played until every adjacent pair of bots (by true
   strength) is ordered correctly with 90% confidence by the fit of all units so far
-  (``ratings.fit_units``, the honest interval): the estimated difference is at least
+  (``tournament_fit.fit_units``, the honest interval): the estimated difference is at least
   1.28 standard errors, the standard error from the two bots' intervals (their
   covariance ignored, which only makes the test stricter for the ladder, whose
   neighbours play each other most). Goal: the ladder needs at most half the games of
@@ -42,14 +43,15 @@ from typing import Any
 
 import django
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.config.settings")
 django.setup()
 
 from bench.bench_calibration import SHAPES, Shape  # noqa: E402
-from tournaments import ladder, matchmaking, ratings, skill  # noqa: E402
+from tournaments.competitions import ladder, matchmaking  # noqa: E402
+from tournaments.competitions.schedule import schedule  # noqa: E402
 from tournaments.models import Rating  # noqa: E402
-from tournaments.schedule import schedule  # noqa: E402
-from tournaments.units import match_units  # noqa: E402
+from tournaments.rating import global_rating, tournament_fit  # noqa: E402
+from tournaments.rating.units import match_units  # noqa: E402
 
 #: One-sided 90%: the estimated difference must be this many standard errors.
 Z90 = 1.2815515655446004
@@ -76,9 +78,9 @@ class League:
     """Everything played so far: the global ratings, matches and units of every bot."""
 
     skills: dict[int, float]
-    skills_now: dict[int, skill.Skill] = field(default_factory=dict)
+    skills_now: dict[int, global_rating.Skill] = field(default_factory=dict)
     matches: dict[int, int] = field(default_factory=dict)
-    units: list[ratings.Placing[int]] = field(default_factory=list)
+    units: list[tournament_fit.Placing[int]] = field(default_factory=list)
     games: int = 0
     own: dict[int, int] = field(default_factory=dict)
     met: Counter[tuple[int, int]] = field(default_factory=Counter)
@@ -88,10 +90,10 @@ class League:
         result = simulate(SHAPES[cell.game], [self.skills[b] for b in table], rng)
         seats = tuple(table)
         units = [
-            ratings.Placing(seats, places)
+            tournament_fit.Placing(seats, places)
             for places in match_units(len(seats), result, duplicate=True, deals=1)
         ]
-        self.skills_now.update(skill.rate_units(self.skills_now, units))
+        self.skills_now.update(global_rating.rate_units(self.skills_now, units))
         self.units += units
         for a, b in itertools.combinations(sorted(seats), 2):
             self.met[a, b] += 1
@@ -106,13 +108,13 @@ class League:
         for bot in self.skills:
             played = self.matches.get(bot, 0)
             row = Rating(matches=played)
-            row.set_skill(self.skills_now.get(bot, skill.Skill()))
+            row.set_skill(self.skills_now.get(bot, global_rating.Skill()))
             sigma = ladder.uncertainty(row if played else None, played)
             found.append(matchmaking.Player(bot, row.elo, sigma, played))
         return found
 
-    def fit(self) -> dict[int, ratings.Fit]:
-        return ratings.fit_units(self.units, list(self.skills))
+    def fit(self) -> dict[int, tournament_fit.Fit]:
+        return tournament_fit.fit_units(self.units, list(self.skills))
 
 
 def simulate(shape: Shape, skills: Sequence[float], rng: random.Random) -> dict[str, Any]:
@@ -150,7 +152,7 @@ def ordered(league: League) -> bool:
 def differences(league: League, pairs: Sequence[tuple[int, int]]) -> list[tuple[float, float]]:
     """Each pair's fitted difference (second minus first) and its standard error.
 
-    The fit is ``ratings.fit_units``'s (its Newton solution, bread and meat, the same
+    The fit is ``tournament_fit.fit_units``'s (its Newton solution, bread and meat, the same
     functions); the error is that of the difference itself, b' V b with V the sandwich
     (the unit as cluster), floored by the model's variance as the fit floors each
     interval: two neighbours that play each other often know their difference far better
@@ -160,14 +162,14 @@ def differences(league: League, pairs: Sequence[tuple[int, int]]) -> list[tuple[
     index = {bot: i for i, bot in enumerate(bots)}
     counted = Counter((u.seats, u.places) for u in league.units)
     patterns = [
-        (count, [(index[a], index[b], y) for a, b, y in ratings.pairwise(seats, places)])
+        (count, [(index[a], index[b], y) for a, b, y in tournament_fit.pairwise(seats, places)])
         for (seats, places), count in counted.items()
     ]
-    r = ratings._newton(len(bots), patterns)
-    _, hessian = ratings._gradient_and_hessian(r, *ratings._totals(patterns))
-    bread = ratings._inverse(hessian)
-    meat = ratings._meat(r, patterns)
-    evidence = ratings._evidence(len(bots), patterns)
+    r = tournament_fit._newton(len(bots), patterns)
+    _, hessian = tournament_fit._gradient_and_hessian(r, *tournament_fit._totals(patterns))
+    bread = tournament_fit._inverse(hessian)
+    meat = tournament_fit._meat(r, patterns)
+    evidence = tournament_fit._evidence(len(bots), patterns)
     found = []
     for a, b in pairs:
         i, j = index[a], index[b]
@@ -177,13 +179,13 @@ def differences(league: League, pairs: Sequence[tuple[int, int]]) -> list[tuple[
             for k, ci in enumerate(contrast)
         )
         model = bread[i][i] + bread[j][j] - 2.0 * bread[i][j]
-        weight = max(ratings._floor_weight(*evidence[k]) for k in (i, j))
+        weight = max(tournament_fit._floor_weight(*evidence[k]) for k in (i, j))
         variance = max(sandwich, model * weight)
         found.append((r[j] - r[i], math.sqrt(max(variance, 0.0))))
     return found
 
 
-def place_of(bot: int, fit: dict[int, ratings.Fit]) -> int:
+def place_of(bot: int, fit: dict[int, tournament_fit.Fit]) -> int:
     return 1 + sum(f.elo > fit[bot].elo for other, f in fit.items() if other != bot)
 
 

@@ -62,7 +62,7 @@ def seed(matches: int) -> None:
         RatingRecord,
         Seat,
     )
-    from tournaments.ratings_store import mark_rated_versions
+    from tournaments.rating.recompute import mark_rated_versions
 
     bots = range(1, BOTS + 1)
     copy_rows(
@@ -160,8 +160,8 @@ def record_once(bots: tuple[int, int] = (1, 2)) -> tuple[float, float]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from tournaments import services
     from tournaments.models import Match, Seat
+    from tournaments.play import services
 
     match = Match.objects.create(game="oceans11", rated=True, status=Match.Status.QUEUED)
     Seat.objects.bulk_create(

@@ -150,8 +150,8 @@ def requests(facts: dict[str, Any]) -> dict[str, Callable[[], Any]]:
 
 def recording(facts: dict[str, Any]) -> Callable[[], Any]:
     """services.finish_match of a fresh rated match between two of the busiest bots."""
-    from tournaments import services
     from tournaments.models import Match, Seat
+    from tournaments.play import services
 
     outcome = {"scores": [1, 0], "places": [1, 2], "games": [], "record": facts["record"]}
     bots = facts["busy_pair"]
@@ -265,8 +265,8 @@ def seeded(matches: int, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     from django.contrib.auth.models import User
 
     from bench._bigsite import Shape, seed
-    from tournaments import replay_store
     from tournaments.models import Match, Rating, Replay
+    from tournaments.play import replay_store
 
     if User.objects.filter(username="bench-admin").exists():
         print(f"reusing the kept database of {matches} matches", flush=True)
@@ -292,8 +292,8 @@ def measure(
 ) -> tuple[list[dict[str, Figure]], dict[str, Any]]:
     """Figures of every request at each size (requests taking turns between the two
     databases), and the facts of the big one."""
-    from tournaments import services
-    from tournaments.collector import tune_for_requests
+    from tournaments.config.collector import tune_for_requests
+    from tournaments.play import services
 
     records = sample_records()
     with scratch_databases(sizes, keep) as names:
@@ -305,7 +305,7 @@ def measure(
             found["record a result (finish_match)"] = recording(facts[-1])
             found["lease reaper"] = services.reap_matches
             calls.append(found)
-        tune_for_requests()  # as tournaments/wsgi.py does in a served process
+        tune_for_requests()  # as tournaments/config/wsgi.py does in a served process
         memory = resident_mb()
         figures: list[dict[str, Figure]] = [{}, {}]
         for request in calls[0]:
@@ -324,7 +324,7 @@ def measure(
 
 
 def replay_store_compress(record: dict[str, Any]) -> bytes:
-    from tournaments import replay_store
+    from tournaments.play import replay_store
 
     return replay_store.compress(record)
 

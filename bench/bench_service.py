@@ -7,7 +7,7 @@ starting bots (containers), in the referee, and in the database; the rest of the
 time is the broker, Celery and waiting.
 
 Baseline, measured in the same run: matches spread over the same schedule, played
-directly in this process with the same sandbox (``tournaments.runner.play``: no broker,
+directly in this process with the same sandbox (``tournaments.play.runner.play``: no broker,
 no database). The ratio service/direct is the service's overhead beyond playing.
 
 Run: ``python -m bench.bench_service [--sandbox docker|local] [--games G] [--direct N]``
@@ -53,8 +53,8 @@ EVENTS = [
 
 
 def entrants(event: Event) -> list[BotVersion]:
-    from tournaments import services
     from tournaments.models import Bot, BotVersion
+    from tournaments.play import services
 
     versions: list[BotVersion] = []
     for i, policy in enumerate(event.policies):
@@ -69,8 +69,8 @@ def through_service(event: Event, games: int) -> tuple[int, float, dict[str, flo
     """Matches played, wall seconds, and the summed timings of the matches."""
     from django.db import transaction
 
-    from tournaments import services
     from tournaments.models import Match, Tournament
+    from tournaments.play import services
 
     tournament = services.create_tournament(
         None, f"bench {event.game}", event.game, entrants(event),
@@ -104,8 +104,8 @@ def direct(event: Event, count: int) -> tuple[int, float, dict[str, float]]:
     """``count`` matches spread over the same schedule, played again in this process."""
     from django.conf import settings
 
-    from tournaments import runner, tasks
     from tournaments.models import Match
+    from tournaments.play import runner, tasks
 
     every = list(
         Match.objects.filter(game=event.game).order_by("number").values_list("id", flat=True)

@@ -1,11 +1,11 @@
 """Following a new version: order noise against the speed of following.
 
-The global rating (tournaments.skill) fits each bot to its records after every rated
+The global rating (tournaments.rating.global_rating) fits each bot to its records after every rated
 match. A bot version is a fixed program, so the rating follows a bot that gets stronger
 only when a new version of it is first rated: its earlier results then count less, as
-if its variance widened by ``skill.VERSION_DEVIATION``. This prints, for the rating and
+if its variance widened by ``global_rating.VERSION_DEVIATION``. This prints, for the rating and
 several version deviations and, as the baseline measured in the same run, the old
-per-match Elo with K = 32 (``ratings.elo_update``):
+per-match Elo with K = 32 (``tournament_fit.elo_update``):
 
 - order noise: six bots of known strength play the same matches (each pair 20 games,
   as 20 matches of 1 game or 4 matches of 5 games); the matches are replayed in many
@@ -22,8 +22,9 @@ per-match Elo with K = 32 (``ratings.elo_update``):
   a real gain fast, and costs noise when nothing changed.
 
 The games are bench_calibration's models (Big Two shaped, two players, no duplicate
-deals); every result goes through the project's own code (tournaments.units,
-tournaments.skill, tournaments.ratings). ``--quick``: fewer orders and runs.
+deals); every result goes through the project's own code (tournaments.rating.units,
+tournaments.rating.global_rating, tournaments.rating.tournament_fit). ``--quick``: fewer orders
+and runs.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bench.bench_calibration import BOTS, SKILL_STEP, Cell, play_match
-from tournaments import ratings, skill
-from tournaments.units import match_units
+from tournaments.rating import global_rating, tournament_fit
+from tournaments.rating.units import match_units
 
 CELL = Cell("bigtwo", 2, False)
 GAMES_PER_PAIR = 20
@@ -64,7 +65,7 @@ class Method:
 
     label: str
     fitted: bool  # False: the old per-match Elo
-    version: float = skill.VERSION_DEVIATION
+    version: float = global_rating.VERSION_DEVIATION
 
     def rate(
         self,
@@ -76,17 +77,17 @@ class Method:
         table, places, units = match
         if not self.fitted:
             elos = {b: float(v) for b, v in state.items()}  # type: ignore[arg-type]
-            state.update(ratings.elo_update(elos, ratings.Placing(table, places)))
+            state.update(tournament_fit.elo_update(elos, tournament_fit.Placing(table, places)))
         else:
-            skills = {b: v for b, v in state.items() if isinstance(v, skill.Skill)}
-            placings = [ratings.Placing(table, u) for u in units]
-            state.update(skill.rate_units(skills, placings, new, self.version, versions))
+            skills = {b: v for b, v in state.items() if isinstance(v, global_rating.Skill)}
+            placings = [tournament_fit.Placing(table, u) for u in units]
+            state.update(global_rating.rate_units(skills, placings, new, self.version, versions))
 
     def elo(self, state: dict[int, object], bot: int) -> float:
         value = state.get(bot)
         if value is None:
-            return ratings.START_ELO
-        return value.elo if isinstance(value, skill.Skill) else float(value)  # type: ignore[arg-type]
+            return tournament_fit.START_ELO
+        return value.elo if isinstance(value, global_rating.Skill) else float(value)  # type: ignore[arg-type]
 
 
 METHODS = [Method("K=32 per match", False), Method("fitted to records", True)]
@@ -201,8 +202,8 @@ def true_gap(seed: int, pool: int) -> float:
         units = []
         for _ in range(pool):
             table, _, match = _pair_match(rng, strength)
-            units += [ratings.Placing(table, u) for u in match]
-        gains.append(ratings.fit_units(units, range(BOTS))[JUMPER].elo)
+            units += [tournament_fit.Placing(table, u) for u in match]
+        gains.append(tournament_fit.fit_units(units, range(BOTS))[JUMPER].elo)
     return gains[1] - gains[0]
 
 

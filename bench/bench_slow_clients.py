@@ -1,7 +1,7 @@
 """Other requests' latency while ten clients send their bodies slowly (issue 31).
 
 Serves a scratch SQLite database twice: with the main job's configuration
-(tournaments.webserver: gunicorn's asyncio worker, Django's ASGI app) and, as the baseline
+(tournaments.config.webserver: gunicorn's asyncio worker, Django's ASGI app) and, as the baseline
 in the same run, the configuration scripts/run had before (WSGI, gthread, 2 processes x 4
 threads, 30 s timeout). Against each: the median of GET /api/games/ alone, then with ten
 connections each declaring ``Content-Length: 100000`` on POST /api/token/ and sending one
@@ -28,8 +28,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MAIN_JOB = ["--config", "python:tournaments.webserver", "--workers", "2"]
-BEFORE = ["tournaments.wsgi:application", "--workers", "2", "--threads", "4", "--timeout", "30"]
+MAIN_JOB = ["--config", "python:tournaments.config.webserver", "--workers", "2"]
+BEFORE = [
+    "tournaments.config.wsgi:application",
+    "--workers",
+    "2",
+    "--threads",
+    "4",
+    "--timeout",
+    "30",
+]
 SLOW_HEAD = (
     b"POST /api/token/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
     b"Content-Length: 100000\r\n\r\n{"
@@ -120,7 +128,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "tournaments.settings",
+            "DJANGO_SETTINGS_MODULE": "tournaments.config.settings",
             "DATABASE_URL": f"sqlite:///{folder}/db.sqlite3",
             "CELERY_SKIP_CHECKS": "1",
             "CELERY_TASK_ALWAYS_EAGER": "false",

@@ -46,9 +46,9 @@ REQUESTS = 30
 def seed_tournament(game: str, size: int, bots: int, rng: random.Random) -> Any:
     """A finished tournament of MATCHES matches, stored as the service stores them."""
     from bench.bench_calibration import Cell, play_match
+    from tournaments.competitions.schedule import schedule
     from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
-    from tournaments.schedule import schedule
-    from tournaments.units import stored_units
+    from tournaments.rating.units import stored_units
 
     made = Bot.objects.bulk_create(Bot(game=game, name=f"{game}-{i}") for i in range(bots))
     versions = BotVersion.objects.bulk_create(
@@ -88,9 +88,9 @@ def seed_tournament(game: str, size: int, bots: int, rng: random.Random) -> Any:
 
 def old_table(tournament: Any) -> Any:
     """The baseline: units derived again from every stored result, then the same fit."""
-    from tournaments import ratings
     from tournaments.models import Match
-    from tournaments.units import match_units
+    from tournaments.rating import tournament_fit
+    from tournaments.rating.units import match_units
 
     per_match, per_unit = [], []
     for match in (
@@ -99,15 +99,15 @@ def old_table(tournament: Any) -> Any:
         .order_by("number")
     ):
         seats = tuple(seat.version_id for seat in match.seats.all())
-        per_match.append(ratings.Placing(seats, tuple(match.result["places"])))
+        per_match.append(tournament_fit.Placing(seats, tuple(match.result["places"])))
         per_unit += [
-            ratings.Placing(seats, places)
+            tournament_fit.Placing(seats, places)
             for places in match_units(
                 len(seats), match.result, duplicate=match.duplicate, deals=match.games
             )
         ]
     participants = list(tournament.participants.values_list("pk", flat=True))
-    return ratings.standings(per_match, participants, games=per_unit)
+    return tournament_fit.standings(per_match, participants, games=per_unit)
 
 
 def timed(
@@ -149,7 +149,7 @@ def kept_tournament(game: str, size: int, bots: int, rng: random.Random) -> Any:
 def measure_pages(tournament: Any) -> None:
     from django.test import Client
 
-    from tournaments.standings import refresh_table
+    from tournaments.competitions.standings import refresh_table
 
     client = Client(HTTP_HOST="localhost")
     page = f"/tournaments/{tournament.pk}/"
@@ -195,14 +195,15 @@ def resident_mb() -> float:
 
 def seed_history(count: int, rng: random.Random) -> None:
     """``count`` rated two-player matches among 200 bots, and the ratings they give."""
-    from tournaments import ratings, services, skill
     from tournaments.models import Bot, BotVersion, Match, Rating, Seat
+    from tournaments.play import services
+    from tournaments.rating import global_rating, tournament_fit
 
     made = Bot.objects.bulk_create(Bot(game="bigtwo", name=f"rated-{i}") for i in range(200))
     versions = BotVersion.objects.bulk_create(
         BotVersion(bot=b, number=1, content_hash=f"r{b.pk}", status="accepted") for b in made
     )
-    current: dict[int, skill.Skill] = {}
+    current: dict[int, global_rating.Skill] = {}
     for start in range(0, count, 5000):
         batch, pairs = [], []
         for seq in range(start, min(count, start + 5000)):
@@ -214,9 +215,9 @@ def seed_history(count: int, rng: random.Random) -> None:
                 Match(game="bigtwo", status="done", result=result, rating_seq=seq + 1, units=units)
             )
             pairs.append((a, b))
-            placing = ratings.Placing((made[a].pk, made[b].pk), tuple(places))
+            placing = tournament_fit.Placing((made[a].pk, made[b].pk), tuple(places))
             by_bot = {made[p].pk: versions[p].pk for p in (a, b)}
-            current.update(skill.rate_units(current, [placing], versions=by_bot))
+            current.update(global_rating.rate_units(current, [placing], versions=by_bot))
         Match.objects.bulk_create(batch)
         Seat.objects.bulk_create(
             Seat(match=m, index=i, version=versions[p])
@@ -227,7 +228,7 @@ def seed_history(count: int, rng: random.Random) -> None:
     for row in rows:
         row.set_skill(current[row.bot_id])
     Rating.objects.bulk_create(rows)
-    services.store_records({pk: skill.Skill() for pk in current}, current)
+    services.store_records({pk: global_rating.Skill() for pk in current}, current)
 
 
 #: Runs manage.py in the child, then writes its peak memory (VmHWM: this program's own
@@ -271,14 +272,14 @@ def main() -> None:
     args = parser.parse_args()
     history = args.history or (100_000 if args.quick else 500_000)
     configure("bench_standings", "memory://", "local")
-    from tournaments.collector import tune_for_requests
+    from tournaments.config.collector import tune_for_requests
 
     rng = random.Random(1)
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with scratch_database("bench_standings_keep" if args.keep else "") as url:
         if not args.recompute:
             tables = [kept_tournament(game, size, bots, rng) for game, size, bots in TABLES]
-            tune_for_requests()  # as tournaments/wsgi.py does in a served process
+            tune_for_requests()  # as tournaments/config/wsgi.py does in a served process
             for tournament in tables:
                 measure_pages(tournament)
         if not args.pages:

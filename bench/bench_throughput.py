@@ -2,7 +2,7 @@
 
 Per game (Oceans 11 at 2 players, Big Two at 4, Fifteen Thirty-Five at 6, every match
 duplicate: each deal played once per seating, each seating by fresh bot processes) the
-worker's own code path (``tournaments.runner.play``: no broker, no database, which cost
+worker's own code path (``tournaments.play.runner.play``: no broker, no database, which cost
 about 5% of a match) plays house bots, in interleaved rounds, with:
 
 - ``local``: the local-process sandbox (the baseline, measured in the same run);
@@ -50,7 +50,7 @@ from pathlib import Path
 from sandbox.backend import Backend
 from sandbox.docker_backend import DockerBackend
 from sandbox.local import LocalBackend, NotASandboxWarning
-from tournaments import runner
+from tournaments.play import runner
 
 GAMES = (("oceans11", 2), ("bigtwo", 4), ("fifteen35", 6))
 MODES = ("local", "docker fresh", "docker warm", "docker reuse", "docker pool")

@@ -42,8 +42,8 @@ def queue_tournament(sandbox: str) -> int:
     """The round robin of the seed bots, started (its matches sent to the broker)."""
     from django.db import transaction
 
-    from tournaments import services
     from tournaments.management.commands import _seeds
+    from tournaments.play import services
 
     entrants = _seeds.current_versions(GAME)
     tournament = services.create_tournament(

@@ -161,7 +161,7 @@ def detect(code: Path) -> BotBuild:
 
 def detect_files(top: Collection[str], bot_json: bytes | None) -> BotBuild:
     """The same, from the names at the bot's top and its bot.json's bytes (None: none):
-    what an upload is checked with before anything is stored (tournaments.uploads)."""
+    what an upload is checked with before anything is stored (tournaments.bots.uploads)."""
     present = [r for r in RUNTIMES.values() if r.entry in top]
     wanted = _read_bot_json(bot_json)
     language = wanted.get("language")

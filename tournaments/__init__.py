@@ -1,5 +1,5 @@
 """The service: Django project and app (models, API, web pages, Celery tasks, ratings)."""
 
-from tournaments.celery import app as celery_app
+from tournaments.config.celery import app as celery_app
 
 __all__ = ["celery_app"]

@@ -19,7 +19,7 @@ from django.http import HttpRequest
 from django.utils.functional import cached_property
 
 from judge import games as registry
-from tournaments import queryparams, services
+from tournaments.guard import queryparams
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -30,6 +30,7 @@ from tournaments.models import (
     Seat,
     Tournament,
 )
+from tournaments.play import services
 
 #: Rows a list page counts at most: past it the page says "more than" this many, and
 #: offers pages up to it (filters and searches find anything further).

@@ -9,8 +9,10 @@ class TournamentsConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.models import User
 
-        from tournaments import lookalikes, replay_store, served  # noqa: F401  (served: its check)
+        from tournaments.bots import lookalikes
+        from tournaments.config import served  # noqa: F401  (served: its check)
         from tournaments.models import Bot, Replay
+        from tournaments.play import replay_store
 
         # Files outside the database go with their rows (matches deleted in any way).
         post_delete.connect(replay_store.forget_files, sender=Replay, dispatch_uid="replay-files")

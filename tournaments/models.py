@@ -1,6 +1,6 @@
 """What the service keeps: bots and their immutable versions, tournaments, matches, ratings.
 
-State changes go through tournaments.services (atomic, follow-up work after commit); the
+State changes go through tournaments.play.services (atomic, follow-up work after commit); the
 models only describe the rows and the few facts derived from one row.
 """
 
@@ -16,7 +16,13 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from tournaments.skill import START_DEVIATION, Record, Skill, interval, is_provisional
+from tournaments.rating.global_rating import (
+    START_DEVIATION,
+    Record,
+    Skill,
+    interval,
+    is_provisional,
+)
 
 
 class Bot(models.Model):
@@ -87,7 +93,7 @@ class BotVersion(models.Model):
     #: A retired version keeps its matches but enters no new tournament or match (the API).
     retired = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
-    #: When its check was sent to the workers (tournaments.dispatch); null while it waits
+    #: When its check was sent to the workers (tournaments.play.dispatch); null while it waits
     #: in the database for its owner's turn.
     check_sent_at = models.DateTimeField(null=True, blank=True)
     #: Whether a rated result of this version was applied (services._rate sets it with
@@ -180,7 +186,7 @@ class Tournament(models.Model):
 
 
 class Ladder(models.Model):
-    """A game's continuous ladder (tournaments.ladder): the latest accepted version of
+    """A game's continuous ladder (tournaments.competitions.ladder): the latest accepted version of
     every active bot keeps playing rated matches until its rating is known.
 
     One row per game, made when the ladder first looks at the game; an operator pauses
@@ -241,7 +247,7 @@ class Match(models.Model):
     worker = models.CharField(max_length=200, blank=True, default="")
     #: {"scores": [...], "places": [...]} per seat, when done.
     result = models.JSONField(null=True, blank=True)
-    #: The comparison units the ratings use (tournaments.units): one per game, or per
+    #: The comparison units the ratings use (tournaments.rating.units): one per game, or per
     #: duplicate deal, as places per seat ("12 21 11"); written with the result.
     units = models.TextField(blank=True, default="")
     faults = models.JSONField(default=list, blank=True)
@@ -252,7 +258,7 @@ class Match(models.Model):
     #: Position in the global order in which ratings were updated (null: not rated yet).
     rating_seq = models.BigIntegerField(null=True, blank=True, db_index=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
-    #: When a tournament's match was sent to the broker (tournaments.dispatch); null while
+    #: When a tournament's match was sent to the broker (tournaments.play.dispatch); null while
     #: it waits in the database for a free slot. Quick matches are sent at once.
     sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
     #: Who asked for a quick match (tournament matches belong to the tournament's owner).
@@ -348,7 +354,7 @@ class TournamentTable(models.Model):
 
     tournament = models.OneToOneField(Tournament, on_delete=models.CASCADE, related_name="table")
     done = models.PositiveIntegerField()
-    #: Standings rows and head-to-head, as tournaments.standings writes them.
+    #: Standings rows and head-to-head, as tournaments.competitions.standings writes them.
     rows = models.JSONField(default=list)
     head_to_head = models.JSONField(default=list)
     updated_at = models.DateTimeField(auto_now=True)
@@ -365,8 +371,8 @@ class Rating(models.Model):
     scale), ``deviation`` its standard deviation in Elo points (the 95% interval is
     shown from it), ``units`` the comparison units (games or duplicate deals) rated;
     ``variance``, ``information``, ``spread`` and ``decisive`` are the rest of the state
-    the next update needs (tournaments.skill.Skill). Wins, draws and losses count pairwise
-    results (each opponent at a table), ``matches`` the rated matches.
+    the next update needs (tournaments.rating.global_rating.Skill). Wins, draws and losses count
+    pairwise results (each opponent at a table), ``matches`` the rated matches.
     """
 
     bot = models.OneToOneField(Bot, on_delete=models.CASCADE, related_name="rating")
@@ -430,8 +436,8 @@ class Rating(models.Model):
 
 class RatingRecord(models.Model):
     """A bot's pairwise results against one opponent version in the global rating
-    (tournaments.skill.Record): ``results`` and ``score`` (fewer once the bot's own new
-    version comes), and ``seen``, the opponent's rating when they last met. Written with
+    (tournaments.rating.global_rating.Record): ``results`` and ``score`` (fewer once the bot's
+    own new version comes), and ``seen``, the opponent's rating when they last met. Written with
     each rated result; every rating is fitted to its bot's records. Kept per opponent
     version, so results against an earlier version stay read at its last rating."""
 
@@ -486,7 +492,7 @@ class RatingHistory(models.Model):
 
 
 class RateCounter(models.Model):
-    """Requests of one client against one limit in its current window (tournaments.limits);
+    """Requests of one client against one limit in its current window (tournaments.guard.limits);
     the window starts at the client's first request and lasts the rate's period.
 
     Counted in the database with one atomic upsert, so every web process and host shares
@@ -506,7 +512,7 @@ class Replay(models.Model):
     """Where a finished match's record is kept: a gzip file in the replay storage.
 
     The record is read only by the replay views, so it lives outside the match row
-    (tournaments.replay_store writes, reads and removes the files).
+    (tournaments.play.replay_store writes, reads and removes the files).
     """
 
     match = models.OneToOneField(
@@ -525,13 +531,13 @@ class Replay(models.Model):
 
 
 class Worker(models.Model):
-    """A live Celery worker as it announces itself (tournaments.tasks, every
+    """A live Celery worker as it announces itself (tournaments.play.tasks, every
     WORKER_HEARTBEAT_SECONDS): how many processes it plays with. The dispatcher's capacity
-    is the sum over the workers seen lately (tournaments.dispatch.capacity)."""
+    is the sum over the workers seen lately (tournaments.play.dispatch.capacity)."""
 
     name = models.CharField(max_length=200, unique=True)
     processes = models.PositiveIntegerField()
-    #: The languages whose bots it can run (tournaments.runner.runnable_languages).
+    #: The languages whose bots it can run (tournaments.play.runner.runnable_languages).
     languages = models.JSONField(default=list, blank=True)
     started_at = models.DateTimeField(default=timezone.now)
     seen_at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -541,9 +547,9 @@ class Worker(models.Model):
 
 
 class NameSkeleton(models.Model):
-    """What a user name, or a bot name in its game, looks like (tournaments.names.skeleton):
+    """What a user name, or a bot name in its game, looks like (tournaments.bots.names.skeleton):
     a new name whose look is held here passes for the name holding it, and is refused
-    (tournaments.lookalikes), in one lookup of this unique index."""
+    (tournaments.bots.lookalikes), in one lookup of this unique index."""
 
     class Kind(models.TextChoices):
         USER = "user"

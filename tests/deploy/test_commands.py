@@ -19,9 +19,9 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from judge.bots import policies
 from judge.games import GAMES
-from tournaments import services
 from tournaments.management.commands import _foreground, _seeds
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Tournament
+from tournaments.play import services
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 

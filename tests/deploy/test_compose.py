@@ -126,5 +126,5 @@ def test_only_the_buffering_proxy_is_published_in_front_of_web(config: dict[str,
     )
     assert [port["target"] for port in proxy["ports"]] == [8080]
     assert "ports" not in web
-    assert "--config=python:tournaments.webserver" in web["command"]
+    assert "--config=python:tournaments.config.webserver" in web["command"]
     assert web["environment"]["DJANGO_TRUSTED_PROXIES"] == "1"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from judge.games import GAMES
-from tournaments import runner
 from tournaments.models import bundle_code
+from tournaments.play import runner
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 

@@ -79,7 +79,7 @@ def test_gunicorn_serves_the_static_files_in_production_mode(image: str) -> None
     output = run_in_image(
         "sh",
         "-c",
-        "gunicorn tournaments.wsgi:application --bind 127.0.0.1:8000 --workers 1 "
+        "gunicorn tournaments.config.wsgi:application --bind 127.0.0.1:8000 --workers 1 "
         f'2>/dev/null & python -c "{fetch}"; kill $!',
         env={"DJANGO_DEBUG": "false", "DJANGO_SECRET_KEY": "x" * 50},
     )

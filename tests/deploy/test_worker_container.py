@@ -21,9 +21,9 @@ from django.db import connection, transaction
 from sandbox import docker_backend
 from tests.deploy.test_image import IMAGE, image  # noqa: F401  (the fixture that builds it)
 from tests.tournaments.conftest import REDIS_URL, sending_tasks_to, wait_for
-from tournaments import services
 from tournaments.management.commands import _seeds
 from tournaments.models import Match, Tournament
+from tournaments.play import services
 
 pytestmark = pytest.mark.docker
 #: This run's own Redis database (JUDGE_TEST_REDIS_URL): with a fixed one, two test runs on

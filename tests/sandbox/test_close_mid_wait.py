@@ -1,5 +1,5 @@
 """A channel closed from another thread while the referee waits on the bot (a stop
-signal during a long move: tournaments.runner.StopSignal) ends that wait at once, in
+signal during a long move: tournaments.play.runner.StopSignal) ends that wait at once, in
 every transport: the bot is removed first, then its descriptors are closed, and nothing
 fails on the way ("concurrent poll() invocation" used to abort the close, leaving the
 bot to run out its move)."""
@@ -23,7 +23,7 @@ from sandbox.parallel import SeatStart
 from sandbox.reuse import ReusedSeat
 from tests.sandbox.attacks import harness
 from tests.sandbox.test_docker_lifecycle import duplicate_plan, zipped
-from tournaments import runner
+from tournaments.play import runner
 
 #: Its moves may take five minutes: only the stop signal can end the match early.
 LONG_MOVES = {"startup_s": 60.0, "move_s": 300.0, "bank_s": 0.0}

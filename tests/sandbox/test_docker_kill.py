@@ -21,7 +21,7 @@ from sandbox.pool import PoolLimits
 from sandbox.runtimes import RUNTIMES
 from tests.sandbox.attacks import harness, runtimes
 from tests.sandbox.test_docker_lifecycle import duplicate_plan, zipped
-from tournaments import runner
+from tournaments.play import runner
 
 pytestmark = pytest.mark.docker
 

@@ -17,7 +17,7 @@ import pytest
 
 from sandbox.limits import Limits
 from tests.sandbox.attacks import harness
-from tournaments import runner
+from tournaments.play import runner
 
 pytestmark = pytest.mark.docker
 

@@ -31,7 +31,7 @@ from tests.sandbox.test_docker_lifecycle import (
     remember_plan,
     zipped,
 )
-from tournaments import runner
+from tournaments.play import runner
 
 pytestmark = pytest.mark.docker
 
@@ -185,7 +185,7 @@ def test_the_pool_keeps_at_most_its_size_and_nothing_idle_too_long(tmp_path: Pat
 def test_a_stopping_worker_process_removes_its_pool(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tournaments import tasks
+    from tournaments.play import tasks
 
     pooled = backend()
     folder = harness.source_folder(tmp_path, "echo", harness.ECHO)

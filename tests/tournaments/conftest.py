@@ -22,9 +22,9 @@ import redis
 from django.db import connection
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from tournaments import dispatch, services
-from tournaments.celery import app as celery_app
+from tournaments.config.celery import app as celery_app
 from tournaments.models import Bot, BotVersion, bundle_code
+from tournaments.play import dispatch, services
 
 REDIS_URL = os.environ.get("JUDGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,7 +182,7 @@ def workers(transactional_db: None, redis_broker: None, tmp_path: Path) -> Itera
     url = f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tournaments.settings",
+        "DJANGO_SETTINGS_MODULE": "tournaments.config.settings",
         "DATABASE_URL": url,
         "CELERY_BROKER_URL": REDIS_URL,
         "CELERY_TASK_ALWAYS_EAGER": "false",

@@ -36,7 +36,7 @@ def free_port() -> int:
 def gunicorn(folder: Path, workers: int = 3, main_job: bool = False, **env: str) -> Iterator[int]:
     """A gunicorn with ``workers`` processes on the test database; yields its port.
     Its temporary files go to ``folder / "tmp"``. ``main_job``: with the configuration
-    scripts/run and docker-compose serve with (tournaments.webserver), else WSGI threads."""
+    scripts/run and docker-compose serve with (tournaments.config.webserver), else WSGI threads."""
     database = connection.settings_dict
     url = f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
     tmp = folder / "tmp"
@@ -44,7 +44,7 @@ def gunicorn(folder: Path, workers: int = 3, main_job: bool = False, **env: str)
     port = free_port()
     environment = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tournaments.settings",
+        "DJANGO_SETTINGS_MODULE": "tournaments.config.settings",
         "DATABASE_URL": url,
         "TMPDIR": str(tmp),
         "JUDGE_SANDBOX": "local",
@@ -53,9 +53,9 @@ def gunicorn(folder: Path, workers: int = 3, main_job: bool = False, **env: str)
     log = open(folder / "gunicorn.log", "wb")  # noqa: SIM115
     command = [sys.executable, "-m", "gunicorn", "--workers", str(workers)]
     if main_job:
-        command += ["--config", "python:tournaments.webserver"]
+        command += ["--config", "python:tournaments.config.webserver"]
     else:
-        command += ["tournaments.wsgi:application", "--timeout", "120"]
+        command += ["tournaments.config.wsgi:application", "--timeout", "120"]
     process = subprocess.Popen(
         [*command, "--bind", f"127.0.0.1:{port}"],
         cwd=ROOT,

@@ -15,9 +15,10 @@ from rest_framework.test import APIClient
 from judge.bots import house_policy
 from judge.players import PolicyChannel
 from judge.referee import BotInfo, MatchSpec, play_match
-from tournaments import names, replay_store, services
+from tournaments.bots import names
+from tournaments.bots.uploads import UploadError, check_python
 from tournaments.models import Bot, BotVersion, Match, Seat, bundle_code
-from tournaments.uploads import UploadError, check_python
+from tournaments.play import replay_store, services
 from tournaments.web.replays import ReplayError, requested_frames
 
 BIG = "9" * 20

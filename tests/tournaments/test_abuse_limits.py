@@ -18,11 +18,12 @@ from django.http.multipartparser import MultiPartParser
 from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
-from tournaments import boundedjson, services
-from tournaments.clients import client_address
-from tournaments.env import SettingError
+from tournaments.config.env import SettingError
+from tournaments.guard import boundedjson
+from tournaments.guard.clients import client_address
+from tournaments.guard.requestlimits import CappedMemoryUploadHandler
 from tournaments.models import Bot
-from tournaments.requestlimits import CappedMemoryUploadHandler
+from tournaments.play import services
 
 PASSWORD = "the right long password"
 
@@ -160,7 +161,7 @@ def test_json_loads_gives_the_same_values_as_json() -> None:
     assert boundedjson.loads(text) == json.loads(text)
 
 
-SETTINGS_FILE = Path(__file__).resolve().parents[2] / "tournaments" / "settings.py"
+SETTINGS_FILE = Path(__file__).resolve().parents[2] / "tournaments" / "config" / "settings.py"
 
 
 @pytest.mark.parametrize(

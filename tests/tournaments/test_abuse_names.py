@@ -1,5 +1,5 @@
 """Issue 31, item 4: names that pass for another are refused: a user name that looks like
-another user's (Unicode's UTS #39 skeleton, tournaments.names.skeleton), and a bot name
+another user's (Unicode's UTS #39 skeleton, tournaments.bots.names.skeleton), and a bot name
 that looks like another owner's bot of the same game."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tournaments import names, services
+from tournaments.bots import names
+from tournaments.play import services
 
 LOOK_ALIKES = ["ɑlice", "alıce", "ᴀlice", "aIice", "a1ice", "ALICE"]
 

@@ -13,8 +13,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tournaments import queryparams, services
+from tournaments.guard import queryparams
 from tournaments.models import BotVersion, Rating, bundle_code
+from tournaments.play import services
 
 TAMPERED = [
     base64.b64encode(text.encode()).decode()

@@ -1,5 +1,5 @@
 """Issue 31, item 2: clients that send their bodies slowly cannot starve the main job's
-web server (tournaments.webserver, the configuration scripts/run serves with), nor the
+web server (tournaments.config.webserver, the configuration scripts/run serves with), nor the
 compose stack, whose nginx (deploy/nginx.conf, run here with Debian's nginx) sits in front.
 
 Ten connections each declare a 100,000-byte body on the sign-in endpoint and send it one

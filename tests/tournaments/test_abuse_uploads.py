@@ -11,7 +11,7 @@ from django.test import Client
 
 from tests.tournaments.test_uploads import owner_bot as owner_bot  # the fixture
 from tests.tournaments.test_uploads import upload, zipped
-from tournaments import quotas
+from tournaments.guard import quotas
 from tournaments.models import BotVersion
 
 BAD = {

@@ -25,8 +25,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tests.tournaments.test_api_schema import json_schema
-from tournaments import replay_store, services
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament, bundle_code
+from tournaments.play import replay_store, services
 
 CODE_SECRET = "OWNER-CODE-7f3a"
 CHECK_SECRET = "OWNER-CHECK-LOG-51c2"

@@ -16,9 +16,9 @@ from rest_framework.test import APIClient
 
 from tests.tournaments.plans import tables_read_whole
 from tests.tournaments.test_api_queries import anchor, make_rows
-from tournaments import services
 from tournaments.api.serializers import MAX_PARTICIPANTS
 from tournaments.models import BotVersion, Match, Seat, bundle_code
+from tournaments.play import services
 
 #: The tables that grow with play and uploads; a search must never read one whole.
 BIG_TABLES = (

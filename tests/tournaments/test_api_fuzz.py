@@ -22,8 +22,8 @@ from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from tournaments import services
 from tournaments.models import BotVersion, Match, Rating, Seat, bundle_code
+from tournaments.play import services
 
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
 CHECKS = [not_a_server_error, response_schema_conformance]

@@ -12,8 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tournaments import services
 from tournaments.models import BotVersion, Match, Rating, RatingHistory, Seat, bundle_code
+from tournaments.play import services
 
 LISTS = [
     "/api/bots/",

@@ -16,8 +16,9 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from sandbox.local import LocalBackend
 from tests.tournaments.conftest import FIRST_LEGAL, first_legal
 from tests.tournaments.recording import RecordingBackend
-from tournaments import checks, runner, services, tasks
+from tournaments.bots import checks
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Tournament
+from tournaments.play import runner, services, tasks
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from tournaments import checks, clocks, runner
+from tournaments.bots import checks
 from tournaments.models import bundle_code
+from tournaments.play import clocks, runner
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 

@@ -15,11 +15,11 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from rest_framework.test import APIClient
 
 from tests.tournaments.conftest import REDIS_URL, announce_workers, first_legal
-from tournaments import clocks, dispatch, services
 from tournaments.api import actions
-from tournaments.celery import app as celery_app
-from tournaments.checks import enqueue_check
+from tournaments.bots.checks import enqueue_check
+from tournaments.config.celery import app as celery_app
 from tournaments.models import Bot, BotVersion, Match, Tournament, Worker, bundle_code
+from tournaments.play import clocks, dispatch, services
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -1,6 +1,6 @@
 """.env.example lists every environment variable the service reads, so it cannot drift.
 
-The names are found in the source itself: the typed readers of tournaments/env.py called
+The names are found in the source itself: the typed readers of tournaments/config/env.py called
 with a literal name (``env_int("NAME", ...)``) and direct reads of ``os.environ``
 (``.get``, ``[...]``, ``os.getenv``) in tournaments/ and in sandbox/, which the workers use.
 """
@@ -70,8 +70,8 @@ def variables_read() -> dict[str, str]:
 
 def test_the_scan_finds_the_settings_typed_reads_and_direct_reads() -> None:
     found = variables_read()
-    assert found["BOT_UPLOAD_MAX_BYTES"] == "tournaments/settings.py"
-    assert found["API_REGISTRATION_RATE"] == "tournaments/settings.py"
+    assert found["BOT_UPLOAD_MAX_BYTES"] == "tournaments/config/settings.py"
+    assert found["API_REGISTRATION_RATE"] == "tournaments/config/settings.py"
     assert found["JUDGE_PIPE_ROOT"] == "sandbox/docker_backend.py"
     assert "DJANGO_SETTINGS_MODULE" not in found  # set by the service, not read from you
 

@@ -1,7 +1,7 @@
 """Fair scheduling with real workers: one user floods the judge, another is still served,
 and the matches in flight follow the processes the workers announce.
 
-Each worker announces its processes (tournaments.dispatch); batch work leaves one of them
+Each worker announces its processes (tournaments.play.dispatch); batch work leaves one of them
 idle for the interactive queue (INTERACTIVE_RESERVE). The bounds are counts of matches,
 never seconds: a loaded machine makes everything slower but does not change who goes first.
 """
@@ -16,10 +16,10 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import Workers, first_legal, wait_for
 from tests.tournaments.test_worker import containers_of, ready
-from tournaments import dispatch, services
 from tournaments.api import actions
+from tournaments.bots.uploads import Bundle
 from tournaments.models import Bot, BotVersion, Match, Tournament, bundle_code
-from tournaments.uploads import Bundle
+from tournaments.play import dispatch, services
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 GAME = "bigtwo"

@@ -17,9 +17,9 @@ from sandbox import docker_backend
 from sandbox.limits import Limits
 from tests.tournaments.conftest import first_legal
 from tests.tournaments.recording import RecordingBackend
-from tournaments import services, tasks
-from tournaments.instance import derived_instance, judge_instance
 from tournaments.models import Match
+from tournaments.play import services, tasks
+from tournaments.play.instance import derived_instance, judge_instance
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 

@@ -14,8 +14,9 @@ from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import first_legal
-from tournaments import dispatch, ladder, matchmaking, services
+from tournaments.competitions import ladder, matchmaking
 from tournaments.models import Bot, BotVersion, Match, Rating, Seat, bundle_code
+from tournaments.play import dispatch, services
 
 Player = matchmaking.Player[str]
 

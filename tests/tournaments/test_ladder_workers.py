@@ -13,10 +13,11 @@ from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import FIRST_LEGAL, Workers, first_legal, wait_for
-from tournaments import ladder, services
 from tournaments.api import actions
+from tournaments.bots.uploads import read_upload
+from tournaments.competitions import ladder
 from tournaments.models import Bot, BotVersion, Match, Rating, Tournament
-from tournaments.uploads import read_upload
+from tournaments.play import services
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 GAME = "oceans11"

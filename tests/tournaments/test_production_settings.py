@@ -18,7 +18,7 @@ from django.urls import include, path
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.test_proxy_settings import settings_with
-from tournaments.env import env_database, local_secret_key
+from tournaments.config.env import env_database, local_secret_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,7 +77,7 @@ def broken_view(request: HttpRequest) -> HttpResponse:
     raise RuntimeError("SECRET-DETAIL-4411 of a bug")
 
 
-urlpatterns = [path("broken/", broken_view), path("", include("tournaments.urls"))]
+urlpatterns = [path("broken/", broken_view), path("", include("tournaments.config.urls"))]
 
 
 @pytest.mark.django_db
@@ -102,12 +102,12 @@ def test_error_pages_are_friendly_and_show_no_routes_or_settings(
 
 def test_a_served_process_freezes_what_start_up_made_for_the_collector() -> None:
     code = (
-        "import gc, tournaments.wsgi as w; "
-        "from tournaments.collector import THRESHOLDS; "
+        "import gc, tournaments.config.wsgi as w; "
+        "from tournaments.config.collector import THRESHOLDS; "
         "assert gc.get_threshold() == THRESHOLDS, gc.get_threshold(); "
         "print(gc.get_freeze_count())"
     )
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tournaments.settings"}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tournaments.config.settings"}
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
     )

@@ -3,7 +3,7 @@
 import pytest
 from django.core.management import call_command
 
-from tournaments.env import SettingError, env_bool, env_int
+from tournaments.config.env import SettingError, env_bool, env_int
 
 
 def test_it_passes_the_system_checks() -> None:

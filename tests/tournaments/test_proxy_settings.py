@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tournaments.env import SettingError, env_origins
+from tournaments.config.env import SettingError, env_origins
 
-SETTINGS_FILE = Path(__file__).resolve().parents[2] / "tournaments" / "settings.py"
+SETTINGS_FILE = Path(__file__).resolve().parents[2] / "tournaments" / "config" / "settings.py"
 
 PROXY_VARIABLES = (
     "DJANGO_DEBUG",

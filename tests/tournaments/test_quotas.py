@@ -1,4 +1,4 @@
-"""Per-user quotas (tournaments.quotas): counted in the database, 429 with Retry-After on
+"""Per-user quotas (tournaments.guard.quotas): counted in the database, 429 with Retry-After on
 the API, the same words on the web form; another user is not affected."""
 
 from __future__ import annotations

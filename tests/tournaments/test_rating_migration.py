@@ -6,10 +6,10 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from tournaments import skill
 from tournaments.models import Rating, RatingHistory, RatingRecord
-from tournaments.ratings import Placing
-from tournaments.ratings_store import recompute
+from tournaments.rating import global_rating
+from tournaments.rating.recompute import recompute
+from tournaments.rating.tournament_fit import Placing
 
 BEFORE = [("tournaments", "0007_replays_out_of_the_match_row")]
 AFTER = [("tournaments", "0008_global_rating_per_unit")]
@@ -42,7 +42,7 @@ def test_the_migration_rates_the_stored_history_per_unit() -> None:
     ids = (bots[0].pk, bots[1].pk)
     by_bot = {version.bot_id: version.pk for version in versions}
     units = [Placing(ids, p) for p in [(1, 2), (1, 2), (2, 1)]]
-    expected = skill.rate_units({}, units, versions=by_bot)
+    expected = global_rating.rate_units({}, units, versions=by_bot)
     for rating in at_0008.get_model("tournaments", "Rating").objects.all():
         state = expected[rating.bot_id]
         assert (rating.elo, rating.deviation, rating.units) == (state.elo, state.deviation, 3)

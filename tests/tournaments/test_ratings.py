@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from tournaments.ratings import (
+from tournaments.rating.tournament_fit import (
     K_FACTOR,
     START_ELO,
     Placing,

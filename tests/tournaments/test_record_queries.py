@@ -19,7 +19,6 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.tournaments.plans import tables_read_whole
-from tournaments import ratings_store, services
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -29,6 +28,8 @@ from tournaments.models import (
     RatingRecord,
     Seat,
 )
+from tournaments.play import services
+from tournaments.rating import recompute
 
 pytestmark = pytest.mark.django_db
 
@@ -147,7 +148,7 @@ def test_the_flags_follow_the_history_when_ratings_are_recomputed() -> None:
     Seat.objects.create(match=unrated, index=0, version=second)
     BotVersion.objects.update(ever_rated=False)
     seated = set(Seat.objects.exclude(match=unrated).values_list("version_id", flat=True))
-    assert ratings_store.mark_rated_versions() == len(seated)
+    assert recompute.mark_rated_versions() == len(seated)
     assert flagged() == seated and second.pk not in seated
 
 
@@ -166,11 +167,11 @@ def test_recompute_reports_a_flag_the_history_does_not_have_and_write_restores_i
     for pair in ([a1, b1], [a2, b1]):
         assert services.finish_match(running_match(pair).pk, 1, outcome)
     assert flagged() == {a1.pk, a2.pk, b1.pk}
-    report = ratings_store.recompute()
+    report = recompute.recompute()
     assert (report.differences, report.flag_differences) == ({}, set())
     BotVersion.objects.filter(pk=a2.pk).update(ever_rated=False)
-    assert ratings_store.recompute().flag_differences == {a2.pk}
+    assert recompute.recompute().flag_differences == {a2.pk}
     with pytest.raises(CommandError, match="differ"):
         call_command("recompute_ratings", stdout=io.StringIO())
-    ratings_store.recompute_and_store()
+    recompute.recompute_and_store()
     assert flagged() == {a1.pk, a2.pk, b1.pk}

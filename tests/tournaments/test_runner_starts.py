@@ -13,8 +13,8 @@ from sandbox.channel import Channel
 from sandbox.parallel import SeatStart
 from tests.tournaments.conftest import CRASHER, FIRST_LEGAL
 from tests.tournaments.recording import RecordingBackend
-from tournaments import runner
 from tournaments.models import bundle_code
+from tournaments.play import runner
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 

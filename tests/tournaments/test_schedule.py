@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tournaments.schedule import ScheduleError, schedule
+from tournaments.competitions.schedule import ScheduleError, schedule
 
 
 def pair_counts(tables: list[tuple[int, ...]], n: int) -> list[int]:

@@ -19,7 +19,7 @@ from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import CRASHER, FIRST_LEGAL, first_legal, uploaded
-from tournaments import replay_store, services, skill, tasks
+from tournaments.competitions.standings import tournament_table
 from tournaments.models import (
     BotVersion,
     Match,
@@ -30,10 +30,11 @@ from tournaments.models import (
     Tournament,
     bundle_code,
 )
-from tournaments.ratings import START_ELO
-from tournaments.ratings_store import recompute
-from tournaments.standings import tournament_table
-from tournaments.units import placings
+from tournaments.play import replay_store, services, tasks
+from tournaments.rating import global_rating
+from tournaments.rating.recompute import recompute
+from tournaments.rating.tournament_fit import START_ELO
+from tournaments.rating.units import placings
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -298,12 +299,12 @@ def test_the_global_rating_moves_once_per_unit_in_the_results_transaction() -> N
         services.start_tournament(tournament.pk)
     match = Match.objects.get()
     bots = [seat.version.bot_id for seat in match.seats.order_by("index")]
-    expected = skill.replay([placings(bots, match.units)])
+    expected = global_rating.replay([placings(bots, match.units)])
     assert len(match.units.split()) == 3
     for rating in Rating.objects.all():
         state = expected[rating.bot_id]
         assert (rating.elo, rating.units, rating.deviation) == (state.elo, 3, state.deviation)
-        assert rating.deviation < skill.START_DEVIATION and rating.provisional
+        assert rating.deviation < global_rating.START_DEVIATION and rating.provisional
     history = RatingHistory.objects.values_list("bot_id", "before", "after")
     assert sorted(history) == sorted((b, START_ELO, expected[b].elo) for b in bots)
     # Each bot's record of the other's version is stored: one result per unit, seen at
@@ -321,7 +322,7 @@ def test_a_new_version_widens_its_bot_once_and_recompute_does_the_same() -> None
     house = services.house_version("bigtwo", "random")
     code, digest = bundle_code({"main.py": (FIRST_LEGAL % {"delay": 0.0} + "# v2\n").encode()})
     second = services.add_version(first.bot, code, digest, BotVersion.Status.ACCEPTED)
-    states: dict[int, skill.Skill] = {}
+    states: dict[int, global_rating.Skill] = {}
     for number, version in enumerate([first, second, second]):
         tournament = services.create_tournament(
             None, f"cup {number}", "bigtwo", [version, house], table_size=2, games_per_pairing=3
@@ -334,7 +335,9 @@ def test_a_new_version_widens_its_bot_once_and_recompute_does_the_same() -> None
         # first version starts as a new bot does, so widening it changes nothing).
         new = {first.bot_id} if number == 1 else set()
         by_bot = {seat.version.bot_id: seat.version_id for seat in match.seats.all()}
-        states.update(skill.rate_units(states, placings(bots, match.units), new, versions=by_bot))
+        states.update(
+            global_rating.rate_units(states, placings(bots, match.units), new, versions=by_bot)
+        )
         records = RatingRecord.of(bots)
         rows = {r.bot_id: r.skill(records[r.bot_id]) for r in Rating.objects.all()}
         assert rows == {bot: states[bot] for bot in bots}

@@ -1,4 +1,4 @@
-"""The global rating (tournaments.skill): each bot fitted to its records, by hand.
+"""The global rating (tournaments.rating.global_rating): each bot fitted to its records, by hand.
 
 With s = ln 10 / 400 and E = 1 / (1 + exp(-s (r - r_o))) the expected score against an
 opponent rated r_o, a bot's rating after a match is the maximum of
@@ -16,10 +16,10 @@ import random
 
 import pytest
 
-from tournaments import skill
-from tournaments.ratings import ELO_MAX, ELO_MIN, SCALE, START_ELO, Placing
-from tournaments.skill import START_DEVIATION, Record, Skill, rate_units, replay
-from tournaments.units import match_units
+from tournaments.rating import global_rating
+from tournaments.rating.global_rating import START_DEVIATION, Record, Skill, rate_units, replay
+from tournaments.rating.tournament_fit import ELO_MAX, ELO_MIN, SCALE, START_ELO, Placing
+from tournaments.rating.units import match_units
 
 S = math.log(10.0) / SCALE
 V0 = START_DEVIATION**2
@@ -87,7 +87,7 @@ def test_a_four_seat_placing_is_three_pairs_per_bot_in_one_unit() -> None:
     # Places 1, 2, 2, 4: a beat three, b and c beat d and drew each other (score 0),
     # d lost three times.
     after = rate_units({}, [Placing(("a", "b", "c", "d"), (1, 2, 2, 4))])
-    assert skill.expected_dispersion(4) == pytest.approx(5 / 3)
+    assert global_rating.expected_dispersion(4) == pytest.approx(5 / 3)
     assert after["a"].elo - START_ELO == pytest.approx(START_ELO - after["d"].elo, abs=0.01)
     assert after["b"].elo == pytest.approx(after["c"].elo, abs=0.01)
     assert after["b"].elo == pytest.approx(START_ELO, abs=0.01)
@@ -183,27 +183,32 @@ def test_draws_make_a_bot_less_variable_than_coin_flips_and_shared_placings_more
 
 def test_provisional_until_enough_units_and_a_narrow_enough_interval() -> None:
     assert Skill().provisional
-    assert skill.is_provisional(skill.PROVISIONAL_UNITS - 1, 10.0)
-    assert not skill.is_provisional(skill.PROVISIONAL_UNITS, skill.PROVISIONAL_DEVIATION)
-    assert skill.is_provisional(500, skill.PROVISIONAL_DEVIATION + 1.0)
+    assert global_rating.is_provisional(global_rating.PROVISIONAL_UNITS - 1, 10.0)
+    assert not global_rating.is_provisional(
+        global_rating.PROVISIONAL_UNITS, global_rating.PROVISIONAL_DEVIATION
+    )
+    assert global_rating.is_provisional(500, global_rating.PROVISIONAL_DEVIATION + 1.0)
     played = replay([[Placing(("a", "b"), (1 + i % 2, 2 - i % 2))] for i in range(60)])
     assert not played["a"].provisional
 
 
 def test_the_interval_is_clipped_to_the_scale() -> None:
-    assert skill.interval(100.0, 200.0) == (ELO_MIN, pytest.approx(100.0 + 1.96 * 200.0, 1e-3))
-    assert skill.interval(2900.0, 200.0)[1] == ELO_MAX
-    assert skill.interval(1500.0, -5.0) == (1500.0, 1500.0)
-    assert skill.interval(3200.0, 50.0) == (ELO_MAX, ELO_MAX)
-    assert skill.interval(-300.0, 50.0) == (ELO_MIN, ELO_MIN)
+    assert global_rating.interval(100.0, 200.0) == (
+        ELO_MIN,
+        pytest.approx(100.0 + 1.96 * 200.0, 1e-3),
+    )
+    assert global_rating.interval(2900.0, 200.0)[1] == ELO_MAX
+    assert global_rating.interval(1500.0, -5.0) == (1500.0, 1500.0)
+    assert global_rating.interval(3200.0, 50.0) == (ELO_MAX, ELO_MAX)
+    assert global_rating.interval(-300.0, 50.0) == (ELO_MIN, ELO_MIN)
 
 
 def test_a_new_version_widens_the_variance_by_exactly_the_version_deviation() -> None:
     records = {"o": Record(40.0, 30.0, 1500.0)}
     known = Skill(1620.0, 40.0**2, 2e-3, 1e-3, 300, 300.0, records)
-    widened = skill.new_version(known)
-    assert widened.variance == 40.0**2 + skill.VERSION_DEVIATION**2
-    assert widened.deviation == pytest.approx(math.hypot(40.0, skill.VERSION_DEVIATION))
+    widened = global_rating.new_version(known)
+    assert widened.variance == 40.0**2 + global_rating.VERSION_DEVIATION**2
+    assert widened.deviation == pytest.approx(math.hypot(40.0, global_rating.VERSION_DEVIATION))
     assert (widened.elo, widened.information, widened.spread, widened.units) == (
         1620.0,
         2e-3,
@@ -214,17 +219,17 @@ def test_a_new_version_widens_the_variance_by_exactly_the_version_deviation() ->
     keep = (1 / widened.variance - 1 / V0) / (1 / known.variance - 1 / V0)
     assert widened.records["o"] == Record(40.0 * keep, 30.0 * keep, 1500.0)
     assert 0.1 < keep < 0.2
-    assert skill.new_version(known, deviation=30.0).deviation == pytest.approx(50.0)
+    assert global_rating.new_version(known, deviation=30.0).deviation == pytest.approx(50.0)
     # Never wider than a new bot: a bot's first version starts as any new bot does.
-    assert skill.new_version(Skill()) == Skill()
-    assert skill.new_version(Skill(variance=349.0**2)).variance == V0
+    assert global_rating.new_version(Skill()) == Skill()
+    assert global_rating.new_version(Skill(variance=349.0**2)).variance == V0
 
 
 def test_a_new_version_is_widened_once_before_its_match_is_fitted() -> None:
     one = replay([[Placing(("a", "b"), (1, 2)), Placing(("a", "b"), (1, 1))]] * 20)
     units = [Placing(("a", "b"), (1, 2)), Placing(("a", "b"), (2, 1)), Placing(("b", "a"), (1, 2))]
     after = rate_units(one, units, new_versions={"a"})
-    assert after == rate_units({**one, "a": skill.new_version(one["a"])}, units)
+    assert after == rate_units({**one, "a": global_rating.new_version(one["a"])}, units)
     assert after == rate_units(one, units, new_versions=["a", "nobody"])
     # The same units in the same order give the same rating; no new version, no widening.
     assert rate_units(one, units) == rate_units(dict(one), list(units))
@@ -233,13 +238,13 @@ def test_a_new_version_is_widened_once_before_its_match_is_fitted() -> None:
     assert after["a"].elo < rate_units(one, units)["a"].elo
     # A bot whose new version has no opponent in the match is still widened.
     alone = rate_units(one, [Placing(("a", "a"), (1, 2))], new_versions={"a"})
-    assert alone == {"a": skill.new_version(one["a"])}
+    assert alone == {"a": global_rating.new_version(one["a"])}
 
 
 def test_draws_lower_a_two_player_bots_expected_dispersion_to_one_less_their_share() -> None:
-    assert skill.expected_dispersion(2) == 1.0
-    assert skill.expected_dispersion(2, draws=0.25) == 0.75
-    assert skill.expected_dispersion(6, draws=0.25) == pytest.approx(7 / 3)
+    assert global_rating.expected_dispersion(2) == 1.0
+    assert global_rating.expected_dispersion(2, draws=0.25) == 0.75
+    assert global_rating.expected_dispersion(6, draws=0.25) == pytest.approx(7 / 3)
     # 9 units, 3 of them draws: draw share 3 / (9 + 1); no dispersion measured yet.
     drawn = Skill(units=9, decisive=6.0)
     assert drawn.draw_share == pytest.approx(0.3)

@@ -21,7 +21,7 @@ from tests.tournaments.conftest import REDIS_URL, Workers, wait_for
 
 CREATE = """
 from django.db import transaction
-from tournaments import services
+from tournaments.play import services
 from tournaments.management.commands import _seeds
 entrants = _seeds.current_versions("fifteen35")
 t = services.create_tournament(None, "cup", "fifteen35", entrants, table_size=3,

@@ -16,10 +16,11 @@ import pytest
 from judge.engine import Result
 from judge.referee import MatchSpec, rotations, schedule
 from tests.tournaments.conftest import first_legal
-from tournaments import ratings, services
+from tournaments.competitions.standings import tournament_table
 from tournaments.models import BotVersion, Match, Seat, Tournament
-from tournaments.standings import tournament_table
-from tournaments.units import encode, fill_missing, match_units, placings
+from tournaments.play import services
+from tournaments.rating import tournament_fit
+from tournaments.rating.units import encode, fill_missing, match_units, placings
 
 #: Enough deals per pairing for the better bot's interval to clear the others'.
 DEALS = 60
@@ -93,11 +94,11 @@ def test_a_bot_better_on_the_same_deals_gets_an_elo_interval_above_the_others(
     per_game = [
         outcome
         for pair, game in every_game
-        for outcome in ratings.pairwise(
+        for outcome in tournament_fit.pairwise(
             [pair[bot].pk for bot in game["seating"]], game["result"]["places"]
         )
     ]
-    assert {round(elo) for elo, _ in ratings.fit_elo(per_game).values()} == {1500}
+    assert {round(elo) for elo, _ in tournament_fit.fit_elo(per_game).values()} == {1500}
 
     table = tournament_table(tournament)
     strong, *others = table.rows
@@ -107,12 +108,12 @@ def test_a_bot_better_on_the_same_deals_gets_an_elo_interval_above_the_others(
     assert all(strong.elo_low > row.elo_high for row in others)
     # The two alike bots tie every deal: equal ratings, symmetric about the field's mean.
     assert others[0].elo == pytest.approx(others[1].elo)
-    assert strong.elo + 2 * others[0].elo == pytest.approx(3 * ratings.START_ELO)
+    assert strong.elo + 2 * others[0].elo == pytest.approx(3 * tournament_fit.START_ELO)
 
 
 def fit_placings(
     seats: tuple[int, ...], games: list[Any], *, duplicate: bool, deals: int
-) -> list[ratings.Placing[int]]:
+) -> list[tournament_fit.Placing[int]]:
     """The units of a match as stored (encoded) and read back by the standings."""
     result = {"places": [1] * len(seats), "games": games}
     stored = encode(match_units(len(seats), result, duplicate=duplicate, deals=deals))
@@ -126,7 +127,7 @@ def test_a_deal_decided_by_the_cards_alone_is_a_draw_for_everyone_at_a_table_of_
         for seating in rotations(4)
     ]
     assert fit_placings((10, 11, 12, 13), games, duplicate=True, deals=1) == [
-        ratings.Placing((10, 11, 12, 13), (1, 1, 1, 1))
+        tournament_fit.Placing((10, 11, 12, 13), (1, 1, 1, 1))
     ]
 
 
@@ -138,8 +139,8 @@ def test_each_deal_of_a_duplicate_match_is_one_result_placed_by_summed_scores() 
         {"deal": 1, "seating": [1, 0], "result": {"scores": [-2, 2], "places": [2, 1]}},
     ]
     assert fit_placings((7, 8), games, duplicate=True, deals=2) == [
-        ratings.Placing((7, 8), (1, 2)),  # deal 0: bot 0 has 5 - 1 = 4, bot 1 has -4
-        ratings.Placing((7, 8), (1, 1)),  # deal 1: -2 + 2 each
+        tournament_fit.Placing((7, 8), (1, 2)),  # deal 0: bot 0 has 5 - 1 = 4, bot 1 has -4
+        tournament_fit.Placing((7, 8), (1, 1)),  # deal 1: -2 + 2 each
     ]
 
 
@@ -149,6 +150,6 @@ def test_games_of_a_match_without_duplicate_deals_count_one_by_one() -> None:
         {"deal": 1, "seating": [1, 0], "result": {"scores": [1, -1], "places": [1, 2]}},
     ]
     assert fit_placings((7, 8), games, duplicate=False, deals=2) == [
-        ratings.Placing((7, 8), (1, 2)),
-        ratings.Placing((7, 8), (2, 1)),  # bot 1 sat in seat 0 and won
+        tournament_fit.Placing((7, 8), (1, 2)),
+        tournament_fit.Placing((7, 8), (2, 1)),  # bot 1 sat in seat 0 and won
     ]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from tournaments.competitions.standings import tournament_table
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
-from tournaments.standings import tournament_table
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """Hostile uploads: each is refused with a 4xx that says what was wrong, and nothing is stored.
 
-The first half calls tournaments.uploads directly; the second sends the same files through
+The first half calls tournaments.bots.uploads directly; the second sends the same files through
 the API and checks that no version (and no check) came of them. A bot that crashes at
 start passes the upload and is rejected by its check, with the traceback for its owner.
 """
@@ -19,9 +19,9 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from tournaments import services
+from tournaments.bots.uploads import Limits, UploadError, UploadTooLarge, read_upload
 from tournaments.models import Bot, BotVersion
-from tournaments.uploads import Limits, UploadError, UploadTooLarge, read_upload
+from tournaments.play import services
 
 LIMITS = Limits(upload_bytes=1 << 20, entries=50, unpacked_bytes=4 << 20)
 MAIN = b"import botkit\nbotkit.run(lambda observation, legal: 0)\n"

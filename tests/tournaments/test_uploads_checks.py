@@ -15,10 +15,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from judge.games import GAMES, game_class
-from tournaments import checks, runner, services
 from tournaments.api import actions
+from tournaments.bots import checks
+from tournaments.bots.uploads import read_upload
 from tournaments.models import BotVersion, Match, bundle_code
-from tournaments.uploads import read_upload
+from tournaments.play import runner, services
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 
@@ -253,7 +254,7 @@ def test_a_host_fault_is_told_from_a_passing_one() -> None:
 def test_the_upload_page_marks_the_languages_no_live_worker_can_run() -> None:
     from django.test import Client
 
-    from tournaments import dispatch
+    from tournaments.play import dispatch
 
     dispatch.announce("w@host", 3, ["python", "cpp"])
     client = Client()

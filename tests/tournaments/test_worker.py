@@ -15,10 +15,10 @@ from django.test import Client
 from judge.games import replay
 from sandbox import docker_backend
 from tests.tournaments.conftest import FIRST_LEGAL, Workers, first_legal, uploaded, wait_for
-from tournaments import replay_store, services, tasks
-from tournaments.instance import judge_instance
+from tournaments.competitions.standings import tournament_table
 from tournaments.models import Match, Rating, RatingHistory, Tournament
-from tournaments.standings import tournament_table
+from tournaments.play import replay_store, services, tasks
+from tournaments.play.instance import judge_instance
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 GAME = "bigtwo"

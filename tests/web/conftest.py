@@ -30,8 +30,8 @@ from django.db import transaction
 from playwright.sync_api import Browser, Page, Response, Route, expect, sync_playwright
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from tournaments import services
 from tournaments.models import Bot, BotVersion, Tournament, bundle_code
+from tournaments.play import services
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"

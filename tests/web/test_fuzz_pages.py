@@ -12,8 +12,8 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tournaments import services
 from tournaments.models import BotVersion, Match, Rating, Seat, bundle_code
+from tournaments.play import services
 
 #: The parameters the pages read, and a few they do not.
 NAMES = [

@@ -1,5 +1,5 @@
 """The leaderboard, the bot page and the API show the global rating's interval from its
-stored deviation (tournaments.skill), and say when it is provisional."""
+stored deviation (tournaments.rating.global_rating), and say when it is provisional."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.web.conftest import make_user, played_tournament, quick_bot
-from tournaments import skill
 from tournaments.models import Rating, Tournament
-from tournaments.ratings import Z95
+from tournaments.rating import global_rating
+from tournaments.rating.tournament_fit import Z95
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_matches")]
 
 
 def shown(rating: Rating) -> str:
     """The interval as the pages print it."""
-    low, high = skill.interval(rating.elo, rating.deviation)
+    low, high = global_rating.interval(rating.elo, rating.deviation)
     return f"[{floatformat(low, 0)}, {floatformat(high, 0)}]"
 
 
@@ -33,7 +33,7 @@ def rated_field() -> list[Rating]:
 def test_pages_and_api_show_the_interval_of_the_stored_deviation() -> None:
     rows = rated_field()
     assert {r.units for r in rows} == {8} and all(r.provisional for r in rows)
-    assert all(0 < r.deviation < skill.START_DEVIATION for r in rows)
+    assert all(0 < r.deviation < global_rating.START_DEVIATION for r in rows)
     # A settled bot: its interval comes from its deviation alone, not from a count.
     settled = rows[0]
     Rating.objects.filter(pk=settled.pk).update(elo=1600.0, deviation=40.0, units=400)
@@ -51,7 +51,7 @@ def test_pages_and_api_show_the_interval_of_the_stored_deviation() -> None:
     by_bot = {row["bot"]: row for row in api}
     for rating in [settled, *rows[1:]]:
         row = by_bot[rating.bot_id]
-        low, high = skill.interval(rating.elo, rating.deviation)
+        low, high = global_rating.interval(rating.elo, rating.deviation)
         assert (row["elo"], row["deviation"], row["units"]) == (
             rating.elo,
             rating.deviation,

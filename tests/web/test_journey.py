@@ -10,8 +10,9 @@ from playwright.sync_api import expect
 from rest_framework.authtoken.models import Token
 
 from tests.web.conftest import SECRET_CODE, SECRET_LOG, Visit, player_source
-from tournaments import checks, tasks
+from tournaments.bots import checks
 from tournaments.models import Match, Tournament
+from tournaments.play import tasks
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

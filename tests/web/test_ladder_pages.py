@@ -10,9 +10,10 @@ from playwright.sync_api import expect
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.web.conftest import Visit, quick_bot
-from tournaments import dispatch, ladder, services
 from tournaments.api import actions
+from tournaments.competitions import ladder
 from tournaments.models import Match
+from tournaments.play import dispatch, services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,8 +14,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from tests.web.conftest import Visit, log_in, make_user, played_tournament, quick_bot
-from tournaments import services
 from tournaments.models import Match, Rating, Seat, Tournament
+from tournaments.play import services
 from tournaments.web import board_views, bot_views, tournament_views
 
 pytestmark = pytest.mark.django_db(transaction=True)

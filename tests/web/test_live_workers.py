@@ -15,8 +15,9 @@ from playwright.sync_api import Route, expect
 
 from tests.tournaments import conftest as service
 from tests.web.conftest import Visit, log_in, make_user
-from tournaments import checks, runner
+from tournaments.bots import checks
 from tournaments.models import Match, Tournament
+from tournaments.play import runner
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -22,8 +22,9 @@ from tests.web.conftest import (
     quick_bot,
     uploaded_bot,
 )
-from tournaments import checks, services, tasks
+from tournaments.bots import checks
 from tournaments.models import Bot, BotVersion, Match, Tournament
+from tournaments.play import services, tasks
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

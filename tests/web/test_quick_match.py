@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.web.conftest import Visit, log_in, make_user, quick_bot
-from tournaments import tasks
 from tournaments.models import Match
+from tournaments.play import tasks
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -20,8 +20,8 @@ from tests.web.conftest import (
     quick_bot,
     uploaded_bot,
 )
-from tournaments import replay_store, services
 from tournaments.models import BotVersion, Match, Replay, bundle_code
+from tournaments.play import replay_store, services
 from tournaments.web.replays import frames
 
 pytestmark = [

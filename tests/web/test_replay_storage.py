@@ -17,8 +17,8 @@ from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.web.test_replays import record
-from tournaments import replay_store
 from tournaments.models import Bot, BotVersion, Match, Replay, Seat
+from tournaments.play import replay_store
 from tournaments.web import match_views, replays
 
 BEFORE = [("tournaments", "0006_scale_rows_and_indexes")]

@@ -10,9 +10,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.web.conftest import make_user, played_tournament, quick_bot
-from tournaments import ratings, services
 from tournaments.models import Bot, Match, Rating, RatingHistory
-from tournaments.ratings_store import recompute_and_store
+from tournaments.play import services
+from tournaments.rating import tournament_fit
+from tournaments.rating.recompute import recompute_and_store
 from tournaments.web import bot_views, stats, tournament_views
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_matches")]
@@ -23,7 +24,7 @@ def counted_records() -> dict[int, tuple[int, int, int]]:
     table: dict[int, list[int]] = {}
     for match in Match.objects.filter(rating_seq__isnull=False).prefetch_related("seats"):
         bots = [seat.bot_id for seat in match.seats.all()]
-        for a, b, score in ratings.pairwise(bots, (match.result or {})["places"]):
+        for a, b, score in tournament_fit.pairwise(bots, (match.result or {})["places"]):
             for bot_id, mine in ((a, score), (b, 1.0 - score)):
                 row = table.setdefault(bot_id, [0, 0, 0])
                 row[0 if mine == 1.0 else 2 if mine == 0.0 else 1] += 1

@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.web.conftest import Visit, log_in, make_user, played_tournament, quick_bot
-from tournaments import services
 from tournaments.models import BotVersion, Tournament, bundle_code
+from tournaments.play import services
 from tournaments.web.tournament_views import default_name
 
 pytestmark = [

@@ -14,8 +14,9 @@ from playwright.sync_api import expect
 from judge.games import register, unregister
 from tests.judge.highcard import HighCard
 from tests.web.conftest import Visit, make_user, played_tournament, quick_bot, uploaded_bot
-from tournaments import checks, runner
+from tournaments.bots import checks
 from tournaments.models import Match
+from tournaments.play import runner
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.web.conftest import make_user, played_tournament, quick_bot
-from tournaments.standings import tournament_table
+from tournaments.competitions.standings import tournament_table
 from tournaments.web import text
 from tournaments.web.links import link_for
 

@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from tournaments.api import serializers
 from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.throttles import RegistrationThrottle
-from tournaments.lockout import locked_out
+from tournaments.guard.lockout import locked_out
 
 
 class RegisterView(generics.CreateAPIView[User]):

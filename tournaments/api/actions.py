@@ -1,4 +1,4 @@
-"""State changes the API needs beyond tournaments.services: a checked upload, a quick match.
+"""State changes the API needs beyond tournaments.play.services: a checked upload, a quick match.
 
 Each is one transaction; the check or the match is enqueued only after it commits.
 """
@@ -15,11 +15,12 @@ from django.utils import timezone
 from judge.bots import policies
 from judge.games import game_class
 from judge.rng import derive_seed
-from tournaments import quotas, services
-from tournaments.checks import enqueue_check
-from tournaments.dispatch import dispatch_after_commit
+from tournaments.bots.checks import enqueue_check
+from tournaments.bots.uploads import Bundle
+from tournaments.guard import quotas
 from tournaments.models import Bot, BotVersion, Match, Seat
-from tournaments.uploads import Bundle
+from tournaments.play import services
+from tournaments.play.dispatch import dispatch_after_commit
 
 #: Games a quick match may have (each a short match; it is unrated).
 QUICK_MAX_GAMES = 10

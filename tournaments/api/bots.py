@@ -20,15 +20,15 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
 from judge.engine import GameError
-from tournaments import services
 from tournaments.api import actions, filters, serializers
 from tournaments.api.errors import PayloadTooLarge, over_quota
 from tournaments.api.pagination import Pages
 from tournaments.api.permissions import ChangesBot, ChangesVersion, OwnsVersion, owns_bot
 from tournaments.api.throttles import UploadThrottle
+from tournaments.bots.uploads import Limits, UploadError, UploadTooLarge, read_upload
+from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import Bot, BotVersion, RatingHistory
-from tournaments.quotas import QuotaExceeded
-from tournaments.uploads import Limits, UploadError, UploadTooLarge, read_upload
+from tournaments.play import services
 
 
 def version_queryset() -> QuerySet[BotVersion]:

@@ -1,12 +1,12 @@
 """The API's own refusals beyond DRF's: 409 for a wrong state, 413 for a big upload,
-429 for a quota (tournaments.quotas)."""
+429 for a quota (tournaments.guard.quotas)."""
 
 from __future__ import annotations
 
 from rest_framework import status
 from rest_framework.exceptions import APIException, Throttled
 
-from tournaments.quotas import QuotaExceeded
+from tournaments.guard.quotas import QuotaExceeded
 
 
 class Conflict(APIException):

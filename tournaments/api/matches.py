@@ -16,15 +16,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from judge.engine import GameError
-from tournaments import replay_store, services
 from tournaments.api import actions, filters, serializers
 from tournaments.api.bots import version_queryset
 from tournaments.api.errors import Conflict, over_quota
 from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.permissions import owns_version
 from tournaments.api.throttles import QuickMatchThrottle
+from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import BotVersion, Match, Seat
-from tournaments.quotas import QuotaExceeded
+from tournaments.play import replay_store, services
 
 #: What a match list shows (serializers.MatchSerializer), and of each seat.
 MATCH_COLUMNS = tuple(f for f in serializers.MatchSerializer.Meta.fields if f != "seats")

@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from tournaments import queryparams
+from tournaments.guard import queryparams
 
 SALT = "tournaments.api.pagination.cursor"
 

@@ -8,7 +8,7 @@ from typing import IO, Any
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from tournaments import boundedjson
+from tournaments.guard import boundedjson
 
 
 class BoundedJSONParser(JSONParser):

@@ -15,17 +15,17 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from judge.games import GAMES
-from tournaments import lookalikes, names
 from tournaments.api.permissions import may_read_seat_log, owns_version
+from tournaments.bots import lookalikes, names
+from tournaments.guard.queryparams import MAX_KEY
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
-from tournaments.queryparams import MAX_KEY
 
 #: Entrants of one tournament (a round robin of 2 seats plays n(n-1)/2 matches a round).
 MAX_PARTICIPANTS = 64
 
 
 def name_or_400(value: str, punctuation: str = names.BOT_NAME_PUNCTUATION, size: int = 64) -> str:
-    """The name in its stored form (tournaments.names), or the rule it breaks as a 400."""
+    """The name in its stored form (tournaments.bots.names), or the rule it breaks as a 400."""
     try:
         return names.checked_name(value, punctuation, size)
     except names.NameRuleError as error:

@@ -1,5 +1,5 @@
 """Limits on what costs the service work: uploads (each is checked in the sandbox), quick
-matches, and new accounts. The counts are shared with the web pages (tournaments.limits);
+matches, and new accounts. The counts are shared with the web pages (tournaments.guard.limits);
 rates are settings (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from tournaments.limits import hit, ident_of, rate_for
+from tournaments.guard.limits import hit, ident_of, rate_for
 
 
 class SharedThrottle(BaseThrottle):

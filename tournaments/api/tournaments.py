@@ -16,13 +16,13 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
 from judge.engine import GameError
-from tournaments import services
 from tournaments.api import filters, serializers
 from tournaments.api.errors import Conflict, over_quota
 from tournaments.api.permissions import ChangesTournament
+from tournaments.competitions.standings import tournament_table
+from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import BotVersion, Tournament
-from tournaments.quotas import QuotaExceeded
-from tournaments.standings import tournament_table
+from tournaments.play import services
 
 
 class TournamentViewSet(

@@ -1,5 +1,5 @@
 """Replays out of the match row: each stored record moves to a gzip file in the replay
-storage (tournaments.replay_store), named by a Replay row; then the column goes.
+storage (tournaments.play.replay_store), named by a Replay row; then the column goes.
 
 Reversing writes the records back into the column (and removes the files).
 """
@@ -15,7 +15,7 @@ BATCH = 200
 
 
 def move_replays_out(apps: StateApps, schema_editor: Any) -> None:
-    from tournaments.replay_store import stored_replay
+    from tournaments.play.replay_store import stored_replay
 
     Match = apps.get_model("tournaments", "Match")
     Replay = apps.get_model("tournaments", "Replay")
@@ -32,7 +32,7 @@ def move_replays_out(apps: StateApps, schema_editor: Any) -> None:
 
 
 def move_replays_back(apps: StateApps, schema_editor: Any) -> None:
-    from tournaments import replay_store
+    from tournaments.play import replay_store
 
     Match = apps.get_model("tournaments", "Match")
     Replay = apps.get_model("tournaments", "Replay")

@@ -13,7 +13,7 @@ from django.db.migrations.state import StateApps
 
 
 def recompute(apps: StateApps, schema_editor: Any) -> None:
-    from tournaments.ratings_store import recompute_and_store
+    from tournaments.rating.recompute import recompute_and_store
 
     recompute_and_store(apps=apps)
 

@@ -6,7 +6,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from tournaments.names import skeleton
+from tournaments.bots.names import skeleton
 
 
 def remember_names(apps: Any, schema_editor: Any) -> None:

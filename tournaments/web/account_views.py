@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
 
-from tournaments.limits import limited
+from tournaments.guard.limits import limited
 from tournaments.web.forms import SignupForm
 
 

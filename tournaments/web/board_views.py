@@ -11,7 +11,8 @@ from django.utils.safestring import SafeString
 
 from judge import games as registry
 from judge.games import GAMES
-from tournaments import ladder, queryparams
+from tournaments.competitions import ladder
+from tournaments.guard import queryparams
 from tournaments.models import Bot, BotVersion, Rating, Tournament
 from tournaments.web import charts, docs, stats, text
 from tournaments.web.keyset import requested_key

@@ -28,12 +28,13 @@ from django.views.decorators.http import require_http_methods
 
 from judge import games
 from sandbox.runtimes import RUNTIMES
-from tournaments import dispatch, ladder, services
 from tournaments.api.actions import upload_version
 from tournaments.api.permissions import owns_bot
-from tournaments.limits import limited
+from tournaments.bots.uploads import Limits, UploadError, read_upload
+from tournaments.competitions import ladder
+from tournaments.guard.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
-from tournaments.uploads import Limits, UploadError, read_upload
+from tournaments.play import dispatch, services
 from tournaments.web import charts, docs, stats
 from tournaments.web.forms import UploadForm
 from tournaments.web.keyset import requested_key

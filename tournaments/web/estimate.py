@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judge.referee import rotations
+from tournaments.competitions.schedule import tables_per_round
 from tournaments.models import Match, Seat
-from tournaments.schedule import tables_per_round
 
 #: Recent finished matches of the game that set the pace.
 SAMPLE = 50

@@ -12,9 +12,11 @@ from django.contrib.auth.models import User
 from judge import games
 from judge.bots import policies
 from judge.games import game_class
-from tournaments import boundedjson, lookalikes, names, services
 from tournaments.api.serializers import MAX_PARTICIPANTS
+from tournaments.bots import lookalikes, names
+from tournaments.guard import boundedjson
 from tournaments.models import Bot, BotVersion
+from tournaments.play import services
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg,unused-ignore]
@@ -36,7 +38,7 @@ def look_alike_user(name: str, twin: str) -> str:
 
 
 def checked(value: str, punctuation: str = names.BOT_NAME_PUNCTUATION, size: int = 64) -> str:
-    """The name in its stored form (tournaments.names), or the rule it breaks."""
+    """The name in its stored form (tournaments.bots.names), or the rule it breaks."""
     try:
         return names.checked_name(value, punctuation, size)
     except names.NameRuleError as error:
@@ -79,7 +81,7 @@ class TournamentForm(forms.Form):
     duplicate = forms.BooleanField(
         required=False, initial=True, help_text="Replay each deal with the bots rotated."
     )
-    # Clocks other than the standard ones (tournaments.clocks) make the tournament unrated:
+    # Clocks other than the standard ones (tournaments.play.clocks) make the tournament unrated:
     # nobody lowers another's rating by entering it with hostile clocks.
     move_s = forms.FloatField(
         min_value=0.05, max_value=5, initial=1.0, label="Seconds a move", help_text=UNRATED

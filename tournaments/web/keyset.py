@@ -13,7 +13,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments import queryparams
+from tournaments.guard import queryparams
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from django.views.decorators.http import require_POST
 
 from judge import games
 from judge.engine import JSONDict
-from tournaments import replay_store, services
 from tournaments.api.permissions import owns_bot
 from tournaments.models import Match, Replay, Seat
+from tournaments.play import replay_store, services
 from tournaments.web import replays
 from tournaments.web.bot_views import seats_without_secrets
 

@@ -24,12 +24,12 @@ from judge import games
 from judge.bots import policies
 from judge.engine import GameError
 from judge.games import game_class
-from tournaments import services
 from tournaments.api.actions import QUICK_MAX_GAMES, request_quick_match
 from tournaments.api.permissions import owns_bot
-from tournaments.limits import hit, ident_of, rate_for
+from tournaments.guard.limits import hit, ident_of, rate_for
+from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import Bot, BotVersion
-from tournaments.quotas import QuotaExceeded
+from tournaments.play import services
 
 #: Other people's bots offered as opponents (the strongest first); any other accepted
 #: version can still be asked for by its number, as in the API.

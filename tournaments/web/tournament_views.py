@@ -22,11 +22,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 from judge import games
 from judge.engine import Game
 from judge.games import GAMES
-from tournaments import clocks, queryparams, ratings, services
 from tournaments.api.permissions import may_change_tournament
+from tournaments.competitions.standings import tournament_table
+from tournaments.guard import queryparams
 from tournaments.models import Bot, BotVersion, Rating, Tournament
-from tournaments.ratings import HeadToHead
-from tournaments.standings import tournament_table
+from tournaments.play import clocks, services
+from tournaments.rating import tournament_fit
+from tournaments.rating.tournament_fit import HeadToHead
 from tournaments.web import estimate, text
 from tournaments.web.bot_views import with_places
 from tournaments.web.forms import TournamentForm
@@ -279,7 +281,7 @@ class StandingLine:
     """One line of the standings, its figures and link written out here (the template
     only places strings: 64 lines of filters and url tags are polled every 1.5 s)."""
 
-    row: ratings.Standing[int]
+    row: tournament_fit.Standing[int]
     version: BotVersion
     link: str
     place: str
@@ -301,7 +303,7 @@ def global_ratings(bot_ids: set[int]) -> dict[int, Rating]:
 
 
 def standing_line(
-    row: ratings.Standing[int], version: BotVersion, link: Any, overall: dict[int, Rating]
+    row: tournament_fit.Standing[int], version: BotVersion, link: Any, overall: dict[int, Rating]
 ) -> StandingLine:
     rating = overall.get(version.bot_id)
     return StandingLine(

@@ -1,4 +1,4 @@
-"""The web pages' routes (included at the site's root by tournaments/urls.py)."""
+"""The web pages' routes (included at the site's root by tournaments/config/urls.py)."""
 
 from __future__ import annotations
 

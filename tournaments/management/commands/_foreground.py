@@ -1,7 +1,7 @@
 """Playing a tournament in this process, match by match, with a progress bar.
 
 Shared by ``run_tournament`` and ``demo``. Matches are claimed exactly as a Celery worker
-claims them (``tournaments.tasks.play_match``), so workers may play some of the same
+claims them (``tournaments.play.tasks.play_match``), so workers may play some of the same
 tournament at the same time: each match is still played once.
 """
 
@@ -16,10 +16,10 @@ from typing import Never, TextIO
 from django.conf import settings
 from tqdm import tqdm
 
-from tournaments import runner, services, tasks
-from tournaments.celery import app as celery_app
+from tournaments.competitions.standings import tournament_table
+from tournaments.config.celery import app as celery_app
 from tournaments.models import Match, Tournament
-from tournaments.standings import tournament_table
+from tournaments.play import runner, services, tasks
 
 #: How often to look again while other workers hold the last matches (seconds).
 POLL_S = 1.0

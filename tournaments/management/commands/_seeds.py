@@ -16,8 +16,8 @@ from django.contrib.auth.models import User
 
 from judge.bots import policies
 from judge.games import GAMES
-from tournaments import services
 from tournaments.models import Bot, BotVersion, bundle_code
+from tournaments.play import services
 
 SEEDS_DIR = Path(settings.BASE_DIR) / "seeds"
 SEEDS_USER = "seeds"

@@ -14,9 +14,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge.games import GAMES, game_class
-from tournaments import services
 from tournaments.management.commands import _foreground, _seeds
 from tournaments.models import BotVersion, Tournament
+from tournaments.play import services
 
 DEMO_SEED = 2026
 

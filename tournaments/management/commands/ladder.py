@@ -17,8 +17,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from judge.games import GAMES
-from tournaments import dispatch, ladder, services
+from tournaments.competitions import ladder
 from tournaments.models import BotVersion
+from tournaments.play import dispatch, services
 
 RULE = (
     "The next tables are those whose results are expected to narrow the intervals of the "

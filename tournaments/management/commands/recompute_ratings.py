@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournaments.ratings_store import recompute, recompute_and_store
+from tournaments.rating.recompute import recompute, recompute_and_store
 
 
 class Command(BaseCommand):

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournaments.instance import judge_instance
+from tournaments.play.instance import judge_instance
 
 
 class Command(BaseCommand):

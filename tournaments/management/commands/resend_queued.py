@@ -15,8 +15,8 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from tournaments import services
 from tournaments.models import BotVersion, Match
+from tournaments.play import services
 
 
 class Command(BaseCommand):

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tournaments.management.commands import _foreground
 from tournaments.models import Tournament
-from tournaments.services import ServiceError
+from tournaments.play.services import ServiceError
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kombu import Exchange, Queue
 
-from tournaments.env import (
+from tournaments.config.env import (
     SettingError,
     env_bool,
     env_choice,
@@ -22,7 +22,7 @@ from tournaments.env import (
     local_secret_key,
 )
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]  # the checkout: tournaments/config/settings.py
 
 # Off unless asked for (DJANGO_DEBUG=1 while developing): the debug pages list every route
 # and the settings. Without DJANGO_SECRET_KEY, a key made once is kept in var/secret-key.
@@ -60,8 +60,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-ROOT_URLCONF = "tournaments.urls"
-WSGI_APPLICATION = "tournaments.wsgi.application"
+ROOT_URLCONF = "tournaments.config.urls"
+WSGI_APPLICATION = "tournaments.config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -113,7 +113,7 @@ JUDGE_SANDBOX_LIFECYCLE = env_choice(
     "JUDGE_SANDBOX_LIFECYCLE", "pool", ("pool", "warm", "fresh", "reuse")
 )
 # This deployment's name on a shared Docker engine: the prefix of its bot containers'
-# labels. Empty: derived from the database (tournaments.instance). Same on all its workers.
+# labels. Empty: derived from the database (tournaments.play.instance). Same on all its workers.
 JUDGE_INSTANCE = env_str("JUDGE_INSTANCE", "")
 if JUDGE_INSTANCE and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}", JUDGE_INSTANCE):
     raise SettingError(
@@ -153,7 +153,7 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILI
 # whose lease ran out, and gives up after MATCH_MAX_ATTEMPTS claims.
 MATCH_LEASE_SECONDS = env_float("MATCH_LEASE_SECONDS", 60.0)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3)
-# A match voided for a host fault (tournaments.runner.host_fault: every bot timed out at
+# A match voided for a host fault (tournaments.play.runner.host_fault: every bot timed out at
 # start-up, a house bot faulted) is played again no sooner than this (the host may be busy).
 MATCH_VOID_RETRY_SECONDS = env_float("MATCH_VOID_RETRY_SECONDS", 60.0)
 REAPER_INTERVAL_SECONDS = env_float("REAPER_INTERVAL_SECONDS", 30.0)
@@ -175,7 +175,7 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 QUEUES = ("interactive", "tournaments")
-# The scheduler (tournaments.dispatch, docs/deploy.md). Every kind of work waits in the
+# The scheduler (tournaments.play.dispatch, docs/deploy.md). Every kind of work waits in the
 # database and is sent as processes free: checks and quick matches ("interactive", served
 # first, owners in turn) on the interactive queue, then tournament matches (owners in turn)
 # and, in what nobody else wants, ladder matches on the tournaments queue. The capacity is
@@ -200,7 +200,7 @@ if min(TOURNAMENT_SLOTS, INTERACTIVE_RESERVE, INTERACTIVE_OWNER_CAP) < 0:
 # A running match's worker looks this often whether it was cancelled (then it stops it and
 # removes its bots).
 MATCH_WATCH_SECONDS = env_float("MATCH_WATCH_SECONDS", 2.0)
-# Each match's wall-clock budget (tournaments.clocks): derived from its time control, at
+# Each match's wall-clock budget (tournaments.play.clocks): derived from its time control, at
 # most this many seconds; the hard limit comes MATCH_BUDGET_GRACE_SECONDS after it.
 MATCH_BUDGET_CAP_SECONDS = env_int("MATCH_BUDGET_CAP_SECONDS", 300)
 MATCH_BUDGET_GRACE_SECONDS = env_int("MATCH_BUDGET_GRACE_SECONDS", 30)
@@ -218,7 +218,7 @@ if MATCH_BUDGET_CAP_SECONDS + 2 * MATCH_BUDGET_GRACE_SECONDS >= CELERY_VISIBILIT
         f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT}"
     )
 
-# The continuous ladder (tournaments.ladder, docs/ladder.md): off unless LADDER_ENABLED
+# The continuous ladder (tournaments.competitions.ladder, docs/ladder.md): off unless LADDER_ENABLED
 # (scripts/run, .env.example and docker-compose turn it on). It plays in the batch capacity
 # that no waiting tournament match gets (at most LADDER_SLOTS at once, 0: no cap); beat looks every
 # LADDER_INTERVAL_SECONDS; a bot whose rating deviation is at most LADDER_TARGET_DEVIATION
@@ -240,7 +240,7 @@ if LADDER_ENABLED:
         "schedule": LADDER_INTERVAL_SECONDS,
     }
 
-# Per-user quotas (tournaments.quotas, docs/deploy.md): matches waiting to be played (queued
+# Per-user quotas (tournaments.guard.quotas, docs/deploy.md): matches waiting to be played (queued
 # or running) over all the user's tournaments, tournaments running at once, quick matches
 # and new bot versions an hour. Refused with 429 and Retry-After (API) or a form message.
 QUOTA_MATCHES_QUEUED = env_int("QUOTA_MATCHES_QUEUED", 500)
@@ -294,12 +294,12 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "tournaments.models.Match.Status",
     },
 }
-# Bot uploads (tournaments.uploads): the upload, entries in a zip, and bytes unpacked.
+# Bot uploads (tournaments.bots.uploads): the upload, entries in a zip, and bytes unpacked.
 BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1 << 20)
 BOT_UPLOAD_MAX_ENTRIES = env_int("BOT_UPLOAD_MAX_ENTRIES", 200)
 BOT_UPLOAD_MAX_UNPACKED_BYTES = env_int("BOT_UPLOAD_MAX_UNPACKED_BYTES", 8 << 20)
-# Workers also run the check of new bot versions (tournaments.checks.check_version).
-CELERY_IMPORTS = ["tournaments.checks"]
+# Workers also run the check of new bot versions (tournaments.bots.checks.check_version).
+CELERY_IMPORTS = ["tournaments.bots.checks"]
 CELERY_BEAT_SCHEDULE["resend-lost-checks"] = {
     "task": "tournaments.checks.resend_lost_checks",
     "schedule": 300.0,
@@ -307,13 +307,15 @@ CELERY_BEAT_SCHEDULE["resend-lost-checks"] = {
 
 # Abuse limits (docs/deploy.md, "Limits"): request size, rate limits, sign-in lockout.
 # A request body over REQUEST_MAX_BYTES is refused (413) before anything reads it; files
-# stay in memory, cut one byte past BOT_UPLOAD_MAX_BYTES (tournaments.requestlimits).
+# stay in memory, cut one byte past BOT_UPLOAD_MAX_BYTES (tournaments.guard.requestlimits).
 REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", BOT_UPLOAD_MAX_BYTES + (256 << 10))
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
-FILE_UPLOAD_HANDLERS = ["tournaments.requestlimits.CappedMemoryUploadHandler"]
-MIDDLEWARE.insert(0, "tournaments.requestlimits.RequestSizeMiddleware")
-MIDDLEWARE.insert(1, "tournaments.queryparams.BadParameterMiddleware")  # 400 naming a bad parameter
+FILE_UPLOAD_HANDLERS = ["tournaments.guard.requestlimits.CappedMemoryUploadHandler"]
+MIDDLEWARE.insert(0, "tournaments.guard.requestlimits.RequestSizeMiddleware")
+MIDDLEWARE.insert(
+    1, "tournaments.guard.queryparams.BadParameterMiddleware"
+)  # 400 naming a bad parameter
 # Content-Security-Policy on every answer (django-csp): scripts, styles, fonts and frames
 # from this site only; no inline script runs, no plug-in loads, no other site frames a page.
 MIDDLEWARE.append("csp.middleware.CSPMiddleware")
@@ -366,7 +368,7 @@ AUTH_PASSWORD_VALIDATORS = [
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE.append("axes.middleware.AxesMiddleware")
 AUTHENTICATION_BACKENDS = [
-    "tournaments.lockout.LockoutBackend",
+    "tournaments.guard.lockout.LockoutBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
@@ -375,9 +377,9 @@ AXES_LOCKOUT_PARAMETERS: list[str | list[str]] = [
     group.split("+") if "+" in group else group
     for group in env_list("LOGIN_LOCKOUT_BY", ["username+ip_address", "ip_address"])
 ]
-AXES_CLIENT_IP_CALLABLE = "tournaments.clients.client_address"
+AXES_CLIENT_IP_CALLABLE = "tournaments.guard.clients.client_address"
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_CALLABLE = "tournaments.lockout.locked_out"
+AXES_LOCKOUT_CALLABLE = "tournaments.guard.lockout.locked_out"
 AXES_VERBOSE = False
 for _group in AXES_LOCKOUT_PARAMETERS:
     for _part in [_group] if isinstance(_group, str) else _group:
@@ -391,7 +393,7 @@ if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= 0:
 # The lockout lasts LOGIN_LOCKOUT_MINUTES from the failure that reached the limit.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 
-# Replays (scale, tournaments.replay_store): each match record is a gzip file kept through
+# Replays (scale, tournaments.play.replay_store): each match record is a gzip file kept through
 # Django's storage API, in REPLAY_ROOT with the default FileSystemStorage. REPLAY_STORAGE
 # names another storage class (e.g. storages.backends.s3.S3Storage from django-storages,
 # configured by its own settings), made with no arguments.

@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from rest_framework.request import Request
 
-from tournaments.clients import client_address
+from tournaments.guard.clients import client_address
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 

@@ -148,7 +148,7 @@ class MatchPlan:
     time_control: dict[str, float]
     limits: dict[str, Any]
     seats: list[SeatPlan]
-    #: The deployment's name (tournaments.instance), first in every container's label.
+    #: The deployment's name (tournaments.play.instance), first in every container's label.
     instance: str = ""
 
 
@@ -281,7 +281,7 @@ def runnable_languages(sandbox: str) -> list[str]:
     """The languages (sandbox.runtimes names) whose bots this host can run now: with
     Docker, those whose runtime image the engine has (none when it does not answer);
     locally, those whose toolchain and interpreter are installed. A worker announces them
-    (tournaments.tasks.Heartbeat), and the upload page marks the others."""
+    (tournaments.play.tasks.Heartbeat), and the upload page marks the others."""
     from sandbox.runtimes import RUNTIMES
 
     if sandbox != "docker":

@@ -8,7 +8,7 @@ move 4)", "illegal action ... : 'Xx' is not one of the legal actions", "crashed 
 players, at start-up): ... exited with status 1" followed by the traceback from its log.
 Only the owner sees the report (it holds the bot's log).
 
-The check waits in the database until the scheduler (tournaments.dispatch) gives its
+The check waits in the database until the scheduler (tournaments.play.dispatch) gives its
 owner a free process, then runs as a Celery task on the interactive queue; it claims the
 version with a conditional UPDATE, so a second delivery of the same task changes nothing.
 """
@@ -38,10 +38,10 @@ from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
 from sandbox.runtimes import BadBotCode
-from tournaments import dispatch, runner
-from tournaments.clocks import standard_time_control
-from tournaments.instance import judge_instance
 from tournaments.models import BotVersion
+from tournaments.play import dispatch, runner
+from tournaments.play.clocks import standard_time_control
+from tournaments.play.instance import judge_instance
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,13 @@ def enqueue_check(version_id: int) -> None:
     transaction.on_commit(dispatch.dispatch, robust=True)
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=5,
+    name="tournaments.checks.check_version",
+)
 def check_version(self: Any, version_id: int) -> str:
     """Check a pending version and store its verdict; returns the verdict (or "skipped")."""
     claimed = BotVersion.objects.filter(
@@ -115,7 +121,7 @@ def not_checked(version_id: int, cause: str) -> None:
     dispatch.dispatch()
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, name="tournaments.checks.resend_lost_checks")
 def resend_lost_checks() -> int:
     """Periodic (beat): checks sent RESEND_AFTER_S ago and not over (a lost message, a
     dead worker) wait for a process again; checking twice changes nothing. Returns how
@@ -129,7 +135,7 @@ def resend_lost_checks() -> int:
 
 def backend_maker() -> Callable[[], Backend]:
     """The worker's sandbox backend (the service makes one per process)."""
-    from tournaments.tasks import sandbox_backend
+    from tournaments.play.tasks import sandbox_backend
 
     return sandbox_backend
 

@@ -21,7 +21,10 @@ from django.utils import timezone
 from judge.engine import GameError, Settings
 from judge.games import GAMES, game_class
 from judge.rng import derive_seed
-from tournaments import dispatch, ladder, lookalikes, ratings, replay_store, skill
+from tournaments.bots import lookalikes
+from tournaments.competitions import ladder
+from tournaments.competitions.schedule import schedule
+from tournaments.competitions.standings import refresh_table
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -33,9 +36,9 @@ from tournaments.models import (
     Seat,
     Tournament,
 )
-from tournaments.schedule import schedule
-from tournaments.standings import refresh_table
-from tournaments.units import placings, stored_units
+from tournaments.play import dispatch, replay_store
+from tournaments.rating import global_rating, tournament_fit
+from tournaments.rating.units import placings, stored_units
 
 logger = logging.getLogger(__name__)
 
@@ -182,11 +185,11 @@ def create_tournament(
 @transaction.atomic
 def start_tournament(tournament_id: int) -> Tournament:
     """Make every match of the schedule, queued in the database; the dispatcher sends
-    them to the workers a few at a time, in the schedule's order (tournaments.dispatch)."""
+    them to the workers a few at a time, in the schedule's order (tournaments.play.dispatch)."""
     tournament = _locked_tournament(tournament_id, [Tournament.Status.DRAFT], ", not a draft")
     entrants = list(tournament.participants.order_by("id"))
     tables = schedule(len(entrants), tournament.table_size, tournament.rounds, tournament.seed)
-    from tournaments import quotas  # it imports this module (ServiceError)
+    from tournaments.guard import quotas  # it imports this module (ServiceError)
 
     quotas.check_start(tournament.owner, len(tables))
     now = timezone.now()
@@ -248,7 +251,7 @@ def resume_tournament(tournament_id: int) -> Tournament:
     return tournament
 
 
-# The ladder (tournaments.ladder makes its matches inside the dispatcher).
+# The ladder (tournaments.competitions.ladder makes its matches inside the dispatcher).
 
 
 @transaction.atomic
@@ -428,26 +431,26 @@ def _rate(match: Match, versions: Sequence[BotVersion], places: Sequence[int]) -
     """Move the global rating of the match's bots, holding their rating rows locked.
 
     One update per comparison unit of the match (``match.units``: its games, or its
-    duplicate deals), in their stored order (tournaments.skill), a bot whose version no
-    earlier rated match had widened first (skill.new_version); one history row per bot
-    for the match. ``rating_seq`` records the order: a match sharing a bot with an
+    duplicate deals), in their stored order (tournaments.rating.global_rating), a bot whose
+    version no earlier rated match had widened first (global_rating.new_version); one history
+    row per bot for the match. ``rating_seq`` records the order: a match sharing a bot with an
     earlier one waits for its lock, so it reads a larger sequence number; equal numbers
     only go to matches with no bot in common, whose updates commute (recompute_ratings
     relies on this).
     """
     bots = [version.bot for version in versions]
     Rating.objects.bulk_create(
-        [Rating(bot=bot, game=bot.game, elo=ratings.START_ELO) for bot in bots],
+        [Rating(bot=bot, game=bot.game, elo=tournament_fit.START_ELO) for bot in bots],
         ignore_conflicts=True,
     )
     ids = sorted({bot.pk for bot in bots})
     locked = {r.bot_id: r for r in Rating.objects.select_for_update().filter(bot_id__in=ids)}
     match.rating_seq = (Match.objects.aggregate(seq=Max("rating_seq"))["seq"] or 0) + 1
     seats = tuple(bot.pk for bot in bots)
-    placing = ratings.Placing(seats, tuple(places))
+    placing = tournament_fit.Placing(seats, tuple(places))
     records = RatingRecord.of(ids)
     before = {pk: r.skill(records[pk]) for pk, r in locked.items()}
-    after = skill.rate_units(
+    after = global_rating.rate_units(
         before,
         rated_units(seats, places, match.units),
         _first_rated(versions),
@@ -470,7 +473,9 @@ def _rate(match: Match, versions: Sequence[BotVersion], places: Sequence[int]) -
         rating.save(update_fields=[*RECORD_FIELDS, *SKILL_FIELDS, "matches", "updated_at"])
 
 
-def store_records(before: Mapping[int, skill.Skill], after: Mapping[int, skill.Skill]) -> None:
+def store_records(
+    before: Mapping[int, global_rating.Skill], after: Mapping[int, global_rating.Skill]
+) -> None:
     """Write the records a rating update changed (those of the match's opponents, or all
     of a bot's at its new version's first match), inserted or updated in one statement."""
     rows = [
@@ -483,7 +488,7 @@ def store_records(before: Mapping[int, skill.Skill], after: Mapping[int, skill.S
         rows,
         update_conflicts=True,
         unique_fields=("bot", "opponent"),
-        update_fields=skill.Record._fields,
+        update_fields=global_rating.Record._fields,
     )
 
 
@@ -499,25 +504,25 @@ def _first_rated(versions: Sequence[BotVersion]) -> set[int]:
     return {version.bot_id for version in versions if version.pk in new}
 
 
-#: The rating row's state of the global rating (tournaments.skill.Skill).
+#: The rating row's state of the global rating (tournaments.rating.global_rating.Skill).
 SKILL_FIELDS = ("elo", "deviation", "units", "variance", "information", "spread", "decisive")
 
 
 def rated_units(
     seats: Sequence[int], places: Sequence[int], stored: str
-) -> list[ratings.Placing[int]]:
+) -> list[tournament_fit.Placing[int]]:
     """A rated match's comparison units by bot id: its stored units, or, for a match
     stored without any, its places over all its games as one unit."""
-    return placings(seats, stored) or [ratings.Placing(tuple(seats), tuple(places))]
+    return placings(seats, stored) or [tournament_fit.Placing(tuple(seats), tuple(places))]
 
 
 #: The rating row's pairwise record, kept with each rated result (see count_record).
 RECORD_FIELDS = ("wins", "draws", "losses")
 
 
-def count_record(rows: dict[int, Rating], placing: ratings.Placing[int]) -> None:
+def count_record(rows: dict[int, Rating], placing: tournament_fit.Placing[int]) -> None:
     """Add one rated result's pairwise wins, draws and losses to the bots' rating rows."""
-    for a, b, score in ratings.pairwise(placing.seats, placing.places):
+    for a, b, score in tournament_fit.pairwise(placing.seats, placing.places):
         for bot_id, mine in ((a, score), (b, 1.0 - score)):
             row = rows[bot_id]
             if mine == 1.0:

@@ -15,7 +15,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from judge.engine import Result
-from tournaments.ratings import Placing
+from tournaments.rating.tournament_fit import Placing
 
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 

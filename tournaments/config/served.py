@@ -1,5 +1,5 @@
 """Warnings for a process that serves the site (``manage.py check --deploy``, and gunicorn at
-start through tournaments.wsgi): matches are played by workers, never inside a request."""
+start through tournaments.config.wsgi): matches are played by workers, never inside a request."""
 
 from __future__ import annotations
 

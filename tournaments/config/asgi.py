@@ -11,11 +11,11 @@ import warnings
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.config.settings")
 django_application = get_asgi_application()
 
-from tournaments.requestlimits import BodySizeGuard  # noqa: E402  (needs the settings loaded)
-from tournaments.served import task_problems  # noqa: E402
+from tournaments.config.served import task_problems  # noqa: E402
+from tournaments.guard.requestlimits import BodySizeGuard  # noqa: E402  (needs the settings loaded)
 
 application = BodySizeGuard(django_application)
 
@@ -24,9 +24,10 @@ application = BodySizeGuard(django_application)
 warnings.filterwarnings("ignore", "StreamingHttpResponse must consume synchronous iterators")
 
 for problem in task_problems():
-    logging.getLogger("tournaments.asgi").warning("WARNING: %s", problem)
+    logging.getLogger("tournaments.config.asgi").warning("WARNING: %s", problem)
 
-from tournaments.collector import tune_for_requests  # noqa: E402
+from tournaments.config.collector import tune_for_requests  # noqa: E402
 
-# Last: everything start-up made is kept out of the collector's way (tournaments/collector.py).
+# Last: everything start-up made is kept out of the collector's way
+# (tournaments/config/collector.py).
 tune_for_requests()

@@ -3,10 +3,10 @@
 The entrants of a game's ladder are the latest accepted, unretired version of each unretired
 bot of that game: a new version replaces the old one at once (the old keeps its matches
 and the bot its rating), a retired bot or version stops. Which tables play next is
-``tournaments.matchmaking.choose`` (pure; the rule is in its docstring and in
+``tournaments.competitions.matchmaking.choose`` (pure; the rule is in its docstring and in
 docs/ladder.md), fed with each entrant's global rating and its ``uncertainty``.
 
-The ladder plays in the batch capacity (tournaments.dispatch): only in what no waiting
+The ladder plays in the batch capacity (tournaments.play.dispatch): only in what no waiting
 check, quick match or tournament match gets (and at most LADDER_SLOTS at once, when set);
 a bot sits at most one ladder table at a time. ``dispatch`` fills the free processes
 whenever a match ends and from Celery beat every LADDER_INTERVAL_SECONDS
@@ -33,11 +33,11 @@ from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from judge.games import GAMES, game_class
-from tournaments import matchmaking
-from tournaments.clocks import standard_time_control
+from tournaments.competitions import matchmaking
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat
-from tournaments.ratings import START_ELO
-from tournaments.skill import START_DEVIATION
+from tournaments.play.clocks import standard_time_control
+from tournaments.rating.global_rating import START_DEVIATION
+from tournaments.rating.tournament_fit import START_ELO
 
 #: The deviation of a bot nothing is known about (Elo points): the rating's own start.
 PRIOR_DEVIATION = START_DEVIATION
@@ -50,8 +50,8 @@ Player = matchmaking.Player[int]  # keyed by bot version id
 def uncertainty(rating: Rating | None, version_matches: int | None = None) -> float:
     """The standard deviation (Elo points) of a bot's rating, as the scheduler sees it.
 
-    The global rating's own ``deviation`` (tournaments.skill: per comparison unit, from
-    the data). A new version is at least as uncertain as its own count of rated matches
+    The global rating's own ``deviation`` (tournaments.rating.global_rating: per comparison unit,
+    from the data). A new version is at least as uncertain as its own count of rated matches
     says (``stand_in``), so it plays first even when its bot's rating is well known.
     """
     if rating is None:

@@ -5,7 +5,7 @@ is free for it, so the broker never holds a backlog that could jump a queue:
 
 - **Capacity follows the workers.** Each worker announces itself every
   WORKER_HEARTBEAT_SECONDS with its number of processes (``announce``, from
-  tournaments.tasks); the capacity is the sum over the workers heard from in the last three
+  tournaments.play.tasks); the capacity is the sum over the workers heard from in the last three
   beats (``capacity``). A new worker raises it at its first beat, and a worker that stops
   beating drops out of it (a killed worker's matches come back through their leases).
 - **Interactive first, owners in turn.** Checks of new versions and quick matches go
@@ -41,8 +41,9 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, Min, Q, QuerySet, Sum
 from django.utils import timezone
 
-from tournaments import clocks, ladder
+from tournaments.competitions import ladder
 from tournaments.models import BotVersion, Match, Tournament, Worker
+from tournaments.play import clocks
 
 INTERACTIVE = "interactive"
 TOURNAMENTS = "tournaments"
@@ -120,7 +121,7 @@ def languages_missing() -> list[str]:
 
 
 def _eager() -> bool:
-    from tournaments.celery import app
+    from tournaments.config.celery import app
 
     return bool(app.conf.task_always_eager)
 
@@ -381,7 +382,7 @@ def fill_tournaments(room: int, busy: dict[Owner, int]) -> list[Match]:
 def send(matches: Iterable[Match], queue: str) -> None:
     """Enqueue ``play_match`` for each match on ``queue`` after commit, each with its
     wall-clock budget as the task's time limits."""
-    from tournaments.tasks import play_match  # the tasks module imports this one
+    from tournaments.play.tasks import play_match  # the tasks module imports this one
 
     jobs = [(match.pk, budget(match)) for match in matches]
     if not jobs:
@@ -396,7 +397,7 @@ def send(matches: Iterable[Match], queue: str) -> None:
 
 def send_checks(version_ids: list[int]) -> None:
     """Enqueue the checks of these versions on the interactive queue after commit."""
-    from tournaments.checks import check_version  # it imports this module
+    from tournaments.bots.checks import check_version  # it imports this module
 
     if not version_ids:
         return

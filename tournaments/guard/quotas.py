@@ -1,6 +1,6 @@
 """Per-user quotas on what costs the judge work, counted in the database (QUOTA_* settings).
 
-Fair scheduling (tournaments.dispatch) decides whose match runs next; quotas bound how
+Fair scheduling (tournaments.play.dispatch) decides whose match runs next; quotas bound how
 much one user may ask for in the first place: matches waiting for the workers, tournaments
 running at once, quick matches and uploads (each upload is checked in the sandbox) per
 hour. They hold across every web and API process because they count stored rows. A
@@ -20,7 +20,7 @@ from django.db.models import Min, QuerySet
 from django.utils import timezone
 
 from tournaments.models import BotVersion, Match, Tournament
-from tournaments.services import ServiceError
+from tournaments.play.services import ServiceError
 
 #: Seconds a client is told to wait when the quota frees as its own matches finish.
 RETRY_WHEN_PLAYED = 60

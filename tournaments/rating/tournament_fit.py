@@ -155,7 +155,7 @@ def standings(
 
     Points count ``placings`` (usually one per match); the Elo is fitted to ``games`` when
     given (the comparison units of those matches: each deal of a duplicate match, summed
-    over its rotations, or each game; see ``tournaments.units``), else to ``placings``.
+    over its rotations, or each game; see ``tournaments.rating.units``), else to ``placings``.
     """
     placings = list(placings)
     everyone = list(dict.fromkeys([*participants, *(p for x in placings for p in x.seats)]))

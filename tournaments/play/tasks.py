@@ -5,6 +5,9 @@ while the referee plays, and stores the outcome only if it still holds the attem
 fault is part of the result; only infrastructure trouble (the sandbox cannot start a bot,
 the database is unreachable) gives the match back to be tried again, and a host fault no
 retry mends (a missing runtime image, no sandbox engine) fails it at once, saying the fix.
+
+Each task is named explicitly with the name it had when this module was tournaments.tasks:
+a deployed broker's queued messages and the beat schedule (settings) name tasks that way.
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from judge.engine import GameError
 from sandbox.backend import Backend
-from tournaments import clocks, dispatch, runner, services
-from tournaments.instance import judge_instance
 from tournaments.models import Match
+from tournaments.play import clocks, dispatch, runner, services
+from tournaments.play.instance import judge_instance
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +126,13 @@ def sandbox_backend() -> Backend:
     return _backends[key]
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=10)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=10,
+    name="tournaments.tasks.play_match",
+)
 def play_match(self: Any, match_id: int) -> str:
     """Play and store match ``match_id`` unless another attempt has it; returns what happened."""
     began = time.perf_counter()
@@ -205,7 +214,7 @@ def stopped(match_id: int, attempt: int, reason: str) -> str:
     return "stopped"
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, name="tournaments.tasks.reap_matches")
 def reap_matches() -> dict[str, int]:
     """Periodic (beat): requeue matches whose worker vanished (services.reap_matches),
     then fill the free tournament slots (a lost message or a dead worker freed one)."""
@@ -214,7 +223,7 @@ def reap_matches() -> dict[str, int]:
     return counts
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, name="tournaments.tasks.ladder_tick")
 def ladder_tick() -> int:
     """Periodic (beat, when LADDER_ENABLED): fill the free slots, the ladder's share
     included (a new version accepted, ratings settled or unsettled, a ladder resumed).
@@ -250,7 +259,7 @@ def remove_leftover_containers(**_: Any) -> None:
 
 class Heartbeat(threading.Thread):
     """Announces this worker and its number of processes every WORKER_HEARTBEAT_SECONDS
-    (tournaments.dispatch.announce), from the worker's main process; when that is news (it
+    (tournaments.play.dispatch.announce), from the worker's main process; when that is news (it
     just started, or was resized) the free processes are filled at once."""
 
     def __init__(self, name: str, processes: Any) -> None:

@@ -1,7 +1,7 @@
 """The global rating: one Elo-scale skill per bot and game, with a deviation from the data.
 
 Plain Python (no database); see docs/ratings.md, "Global rating". The model is the
-tournament fit's (tournaments.ratings): Bradley-Terry on Elo's scale over the pairwise
+tournament fit's (tournaments.rating.tournament_fit): Bradley-Terry on Elo's scale over the pairwise
 results of each comparison unit (one game, or one duplicate deal summed over its
 rotations). Each bot keeps a record per opponent version (the number of pairwise
 results, its score in them, and the opponent's rating when they last met). After each
@@ -37,7 +37,15 @@ from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeVar
 
-from tournaments.ratings import ELO_MAX, ELO_MIN, SCALE, START_ELO, Z95, Placing, pairwise
+from tournaments.rating.tournament_fit import (
+    ELO_MAX,
+    ELO_MIN,
+    SCALE,
+    START_ELO,
+    Z95,
+    Placing,
+    pairwise,
+)
 
 #: A new bot's deviation (Elo): wide enough for any bot of the field.
 START_DEVIATION = 350.0

@@ -18,13 +18,14 @@ from django.apps import apps as installed
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
-from tournaments import ratings, services, skill
+from tournaments.play import services
+from tournaments.rating import global_rating, tournament_fit
 
 #: Rows fetched per round trip while streaming the history.
 CHUNK = 2000
 
 Change = tuple[int, int, float, float]  # match id, bot id, before, after
-Placing = ratings.Placing[int]
+Placing = tournament_fit.Placing[int]
 
 
 @dataclass(frozen=True)
@@ -34,13 +35,13 @@ class Recomputed:
     ``ratings``: each bot's elo; ``skills``: its whole state; ``differences``: per bot,
     the stored and the recomputed state (elo, deviation, units, variance, information,
     spread, decisive) where any of them differs; ``record_differences``: the bots whose
-    stored records (skill.Record per opponent) differ from the recomputed ones;
+    stored records (global_rating.Record per opponent) differ from the recomputed ones;
     ``flag_differences``: the versions whose ``ever_rated`` flag differs from the history
     (the next result of one would widen its bot, or not, unlike the replay).
     """
 
     ratings: dict[int, float]
-    skills: dict[int, skill.Skill]
+    skills: dict[int, global_rating.Skill]
     counts: dict[int, int]
     differences: dict[int, tuple[tuple[float, ...] | None, tuple[float, ...] | None]]
     matches: int
@@ -53,7 +54,7 @@ def _model(apps: Any, name: str) -> Any:
     return (apps or installed).get_model("tournaments", name)
 
 
-Rated = tuple[int, ratings.Placing[int], list[Placing], tuple[int, ...]]
+Rated = tuple[int, tournament_fit.Placing[int], list[Placing], tuple[int, ...]]
 
 
 def rated_matches(apps: Any = None) -> Iterator[Rated]:
@@ -79,7 +80,7 @@ def rated_matches(apps: Any = None) -> Iterator[Rated]:
         seated = tuple(bot for _, bot, _ in seats_of)
         units = services.rated_units(seated, match_places, stored)
         versions = tuple(version for _, _, version in seats_of)
-        yield match_id, ratings.Placing(seated, tuple(match_places)), units, versions
+        yield match_id, tournament_fit.Placing(seated, tuple(match_places)), units, versions
 
 
 def recompute(
@@ -96,7 +97,7 @@ def recompute(
     ``progress`` the number of matches replayed, every ``every`` matches; ``on_placing``
     each rated match's placing (to count the stored wins, draws and losses).
     """
-    current: dict[int, skill.Skill] = {}
+    current: dict[int, global_rating.Skill] = {}
     counts: dict[int, int] = {}
     replayed = 0
     rated_versions: set[int] = set()
@@ -106,9 +107,9 @@ def recompute(
         by_bot = dict(zip(placing.seats, versions, strict=True))
         new = {bot for bot, version in by_bot.items() if version not in rated_versions}
         rated_versions.update(versions)
-        after = skill.rate_units(current, units, new, versions=by_bot)
+        after = global_rating.rate_units(current, units, new, versions=by_bot)
         for bot_id in dict.fromkeys(placing.seats):
-            before = current.get(bot_id, skill.Skill())
+            before = current.get(bot_id, global_rating.Skill())
             after.setdefault(bot_id, before)
             if on_change is not None:
                 on_change((match_id, bot_id, before.elo, after[bot_id].elo))
@@ -155,7 +156,7 @@ def _has_records(apps: Any) -> bool:
     return True
 
 
-def _record_differences(current: dict[int, skill.Skill], apps: Any) -> set[int]:
+def _record_differences(current: dict[int, global_rating.Skill], apps: Any) -> set[int]:
     """The bots whose stored records differ from ``current``'s, compared bot by bot as
     they stream in order (never all held)."""
     if not _has_records(apps):
@@ -163,13 +164,13 @@ def _record_differences(current: dict[int, skill.Skill], apps: Any) -> set[int]:
     rows = (
         _model(apps, "RatingRecord")
         .objects.order_by("bot_id", "opponent_id")
-        .values_list("bot_id", "opponent_id", *skill.Record._fields)
+        .values_list("bot_id", "opponent_id", *global_rating.Record._fields)
         .iterator(CHUNK)
     )
     differ, stored = set(), set()
     for bot_id, group in groupby(rows, key=lambda row: row[0]):
         stored.add(bot_id)
-        records = {row[1]: skill.Record(*row[2:]) for row in group}
+        records = {row[1]: global_rating.Record(*row[2:]) for row in group}
         if bot_id not in current or records != dict(current[bot_id].records):
             differ.add(bot_id)
     return differ | {b for b, s in current.items() if s.records and b not in stored}
@@ -186,7 +187,7 @@ def stored_fields(apps: Any = None) -> tuple[str, ...]:
     return tuple(name for name in STATE if name in names)
 
 
-def _state(s: skill.Skill, fields: tuple[str, ...] = STATE) -> tuple[float, ...]:
+def _state(s: global_rating.Skill, fields: tuple[str, ...] = STATE) -> tuple[float, ...]:
     return tuple(getattr(s, name) for name in fields)
 
 
@@ -259,7 +260,7 @@ def mark_rated_versions(apps: Any = None) -> int:
     return count
 
 
-def _store_records(skills: dict[int, skill.Skill], model: Any) -> None:
+def _store_records(skills: dict[int, global_rating.Skill], model: Any) -> None:
     """Replace every stored record with the recomputed ones, in batches."""
     model.objects.all().delete()
     rows = (

@@ -3,7 +3,7 @@
 Points and the head-to-head table count each match once (its places over all its games;
 in a duplicate match those totals already cover every rotation of every deal, so they
 compare the bots on the same cards). The Elo fit uses more evidence: the match's stored
-comparison units (tournaments.units: every game, or every duplicate deal summed over its
+comparison units (tournaments.rating.units: every game, or every duplicate deal summed over its
 rotations). Only the places, the units and the seats are read, never the games or the
 replay; the fitted table is cached (TournamentTable) until another match finishes.
 """
@@ -19,8 +19,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
-from tournaments import ratings, units
 from tournaments.models import BotVersion, Match, Seat, Tournament, TournamentTable
+from tournaments.rating import tournament_fit, units
 
 logger = logging.getLogger(__name__)
 
@@ -29,8 +29,8 @@ logger = logging.getLogger(__name__)
 class Table:
     """Standings best first, head-to-head by version id, and the versions by id."""
 
-    rows: list[ratings.Standing[int]]
-    head_to_head: dict[int, dict[int, ratings.HeadToHead]]
+    rows: list[tournament_fit.Standing[int]]
+    head_to_head: dict[int, dict[int, tournament_fit.HeadToHead]]
     versions: dict[int, BotVersion]
     matches_done: int
 
@@ -55,7 +55,7 @@ def tournament_table(tournament: Tournament) -> Table:
 
 
 def with_seated(
-    rows: list[ratings.Standing[int]], versions: dict[int, BotVersion]
+    rows: list[tournament_fit.Standing[int]], versions: dict[int, BotVersion]
 ) -> dict[int, BotVersion]:
     """The entrants and every other version a row of the table names: a match may seat a
     version that is not an entrant (data written by other means than start_tournament,
@@ -89,7 +89,9 @@ def _refit(tournament: Tournament, versions: dict[int, BotVersion]) -> Table:
 
 def fit_table(
     tournament: Tournament, participants: Any
-) -> tuple[list[ratings.Standing[int]], dict[int, dict[int, ratings.HeadToHead]], int]:
+) -> tuple[
+    list[tournament_fit.Standing[int]], dict[int, dict[int, tournament_fit.HeadToHead]], int
+]:
     """Standings, head-to-head and the number of finished matches read, from the units
     (a finished match with no places for its seats counts for no one: logged)."""
     per_match = []
@@ -102,10 +104,10 @@ def fit_table(
                 "match %s has %d places for %d seats", match_id, *map(len, (places, seats))
             )
             continue
-        per_match.append(ratings.Placing(seats, places))
+        per_match.append(tournament_fit.Placing(seats, places))
         per_unit += units.placings(seats, text) if text else [per_match[-1]]
-    rows = ratings.standings(per_match, participants, games=per_unit)
-    return rows, ratings.head_to_head(per_match), read
+    rows = tournament_fit.standings(per_match, participants, games=per_unit)
+    return rows, tournament_fit.head_to_head(per_match), read
 
 
 def _finished(
@@ -131,8 +133,8 @@ def _finished(
 def _store(
     tournament: Tournament,
     done: int,
-    rows: list[ratings.Standing[int]],
-    head: dict[int, dict[int, ratings.HeadToHead]],
+    rows: list[tournament_fit.Standing[int]],
+    head: dict[int, dict[int, tournament_fit.HeadToHead]],
 ) -> None:
     """Keep the fit for the next request, unless a fit of more matches is stored already
     (two workers finishing at once may store in either order)."""
@@ -154,8 +156,8 @@ def _store(
 
 
 def _from_cache(cached: TournamentTable, versions: dict[int, BotVersion]) -> Table:
-    rows = [ratings.Standing(**row) for row in cached.rows]
-    head: dict[int, dict[int, ratings.HeadToHead]] = defaultdict(dict)
+    rows = [tournament_fit.Standing(**row) for row in cached.rows]
+    head: dict[int, dict[int, tournament_fit.HeadToHead]] = defaultdict(dict)
     for a, b, points, pairs in cached.head_to_head:
-        head[a][b] = ratings.HeadToHead(points, pairs)
+        head[a][b] = tournament_fit.HeadToHead(points, pairs)
     return Table(rows, dict(head), with_seated(rows, versions), cached.done)

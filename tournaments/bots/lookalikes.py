@@ -14,8 +14,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
+from tournaments.bots.names import skeleton
 from tournaments.models import Bot, NameSkeleton
-from tournaments.names import skeleton
 
 
 def bot_look(game: str, name: str) -> str:

@@ -1,0 +1,1 @@
+"""Tournaments and the ladder: schedules of matches, standings, and the ladder's matchmaking."""
