@@ -30,8 +30,9 @@ from judge.cli.sandboxing import (
     starter,
 )
 from judge.duel.chart import llr_svg
-from judge.duel.pairs import pair_points, seatings
-from judge.duel.sprt import Decision, Pentanomial, Sprt, estimate
+from judge.duel.pairs import seatings
+from judge.duel.sprt import Decision, Sprt
+from judge.duel.state import DuelState
 from judge.engine import GameError
 from judge.games import GAMES, game_class
 from judge.players import house_seed
@@ -136,28 +137,20 @@ def _duel(
     args: argparse.Namespace, test: Sprt, players: int, seed: int, backend: Backend
 ) -> Decision:
     """Rounds of pairs until the test decides or the cap is reached; the decision."""
-    penta, decision, round_number = Pentanomial(), Decision.RUNNING, 0
-    history: list[tuple[int, float]] = []
-    while decision is Decision.RUNNING:
-        pairs = args.pairs_per_round
-        if test.max_games:
-            pairs = min(pairs, (test.max_games - penta.games) // 2)
-        for points in _round(args, players, seed + round_number, pairs, backend):
-            penta = penta.add(points)
-        round_number += 1
-        llr = test.llr(penta)
-        decision = test.decide(llr, penta.games)
-        history.append((penta.games, llr))
+    state = DuelState(test)
+    while pairs := state.pairs_next(args.pairs_per_round):
+        first, second = _round(args, players, seed + len(state.history), pairs, backend)
+        state = state.record_round(first, second)
         if args.chart:
-            args.chart.write_text(llr_svg(history, test.lower, test.upper, test.max_games))
-        _report(args, test, penta, llr, decision)
-    return decision
+            args.chart.write_text(llr_svg(state.history, test.lower, test.upper, test.max_games))
+        _report(args, state)
+    return state.decision
 
 
 def _round(
     args: argparse.Namespace, players: int, seed: int, pairs: int, backend: Backend
-) -> list[float]:
-    """B's points in each of ``pairs`` pairs: two matches on the same deals, B and A swapped."""
+) -> tuple[list[list[float]], list[list[float]]]:
+    """Each game's scores in the round's two matches: ``pairs`` deals, B and A swapped."""
     spec = MatchSpec(
         game=args.game,
         seed=seed,
@@ -168,8 +161,7 @@ def _round(
         time=TimeControl(args.startup, args.move_time, args.bank),
     )
     first, second = seatings(players, args.b, args.a, args.panel)
-    scores = [_game_scores(spec, seating, backend) for seating in (first, second)]
-    return [pair_points(one, two) for one, two in zip(*scores, strict=True)]
+    return _game_scores(spec, first, backend), _game_scores(spec, second, backend)
 
 
 def _game_scores(spec: MatchSpec, seating: list[str], backend: Backend) -> list[list[float]]:
@@ -185,59 +177,20 @@ def _game_scores(spec: MatchSpec, seating: list[str], backend: Backend) -> list[
     return [list(game["result"]["scores"]) for game in outcome.games]
 
 
-def summary(test: Sprt, penta: Pentanomial, llr: float, decision: Decision) -> dict[str, Any]:
-    """The duel's state as JSON: counts, score, LLR and bounds, decision, Elo estimate."""
-    found = estimate(penta)
-    return {
-        "pairs": penta.pairs,
-        "games": penta.games,
-        "pentanomial": list(penta.counts),
-        "score": round(penta.mean(), 6),
-        "llr": round(llr, 6),
-        "bounds": [round(test.lower, 6), round(test.upper, 6)],
-        "elo_bounds": [test.elo0, test.elo1],
-        "alpha": test.alpha,
-        "beta": test.beta,
-        "decision": decision.value,
-        "elo": {"estimate": found.elo, "low": found.low, "high": found.high},
-    }
-
-
-def _report(
-    args: argparse.Namespace, test: Sprt, penta: Pentanomial, llr: float, decision: Decision
-) -> None:
+def _report(args: argparse.Namespace, state: DuelState) -> None:
     if args.json:
-        print(json.dumps(summary(test, penta, llr, decision)), flush=True)
+        print(json.dumps(state.to_json()), flush=True)
         return
+    penta, test = state.penta, state.test
     points = penta.mean() * penta.games
     print(
         f"pairs {penta.pairs:>5} ({penta.games} games)  B {points:g}-{penta.games - points:g} "
         f"({100 * penta.mean():.1f}%)  pairs 0..2: {','.join(map(str, penta.counts))}  "
-        f"LLR {llr:+.2f} [{test.lower:.2f}, {test.upper:.2f}]",
+        f"LLR {state.llr:+.2f} [{test.lower:.2f}, {test.upper:.2f}]",
         flush=True,
     )
-    if decision is not Decision.RUNNING:
-        print(verdict(test, penta, decision))
-
-
-def _elo_text(value: float | None, unbounded: str) -> str:
-    return unbounded if value is None else f"{value:+.1f}"
-
-
-def verdict(test: Sprt, penta: Pentanomial, decision: Decision) -> str:
-    """The decision in words, with its error rate and the Elo estimate."""
-    said = {
-        Decision.H1: f"H1 accepted: B is stronger than A (false-positive rate {test.alpha:g})",
-        Decision.H0: (
-            f"H0 accepted: B is not {test.elo1:g} Elo stronger than A "
-            f"(false-negative rate {test.beta:g})"
-        ),
-        Decision.CAP: f"no decision: the cap of {test.max_games} games came first",
-    }[decision]
-    found = estimate(penta)
-    elo = _elo_text(found.elo, "unbounded")
-    interval = f"[{_elo_text(found.low, '-inf')}, {_elo_text(found.high, '+inf')}]"
-    return f"{said}\nB - A: {elo} Elo, 95% interval {interval}, after {penta.games} games"
+    if state.decision is not Decision.RUNNING:
+        print(state.verdict())
 
 
 def _fail(message: str) -> int:
