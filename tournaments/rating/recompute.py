@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import groupby, islice
+from itertools import groupby
 from typing import Any
 
 from django.apps import apps as installed
 from django.db import transaction
 from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
-from tournaments.play import services
-from tournaments.rating import global_rating, tournament_fit
+from tournaments.rating import bulk_rows, global_rating, match_rating, tournament_fit
 
 #: Rows fetched per round trip while streaming the history.
 CHUNK = 2000
@@ -78,7 +78,7 @@ def rated_matches(apps: Any = None) -> Iterator[Rated]:
             raise RuntimeError(f"match {match_id} has no seats in the rating order")
         seats_of = list(rows)
         seated = tuple(bot for _, bot, _ in seats_of)
-        units = services.rated_units(seated, match_places, stored)
+        units = match_rating.rated_units(seated, match_places, stored)
         versions = tuple(version for _, _, version in seats_of)
         yield match_id, tournament_fit.Placing(seated, tuple(match_places)), units, versions
 
@@ -91,7 +91,7 @@ def recompute(
     apps: Any = None,
 ) -> Recomputed:
     """Replay every rated match from START_ELO with the update the service uses (a bot
-    whose version was never rated before is widened first, as services._rate does).
+    whose version was never rated before is widened first, as match_rating.rate_match does).
 
     ``on_change`` receives each rating change as it is made (to store the history);
     ``progress`` the number of matches replayed, every ``every`` matches; ``on_placing``
@@ -197,40 +197,32 @@ def recompute_and_store(
 ) -> Recomputed:
     """Replace every rating and the rating history with the recomputed ones.
 
-    The history is written in batches while the replay streams, so it is never held whole;
-    each bot's rows are numbered (seq) and its wins, draws and losses counted on the way.
-    ``apps``: a migration's app registry (migration 0008 runs this), else the installed
-    models.
+    The history is written in batches while the replay streams (bulk_rows: COPY on
+    PostgreSQL), so it is never held whole; each bot's rows are numbered (seq) and its
+    wins, draws and losses counted on the way. ``apps``: a migration's app registry
+    (migration 0008 runs this), else the installed models.
     """
     Rating, RatingHistory = _model(apps, "Rating"), _model(apps, "RatingHistory")
     games = dict(_model(apps, "Bot").objects.values_list("pk", "game"))
     rows = {pk: Rating(bot_id=pk, game=game) for pk, game in games.items()}
     RatingHistory.objects.all().delete()
-    batch: list[Any] = []
+    batch: list[tuple[Any, ...]] = []
     seq: dict[int, int] = {}
+    now = timezone.now()
 
     def keep(change: Change) -> None:
         match_id, bot_id, before, after = change
         seq[bot_id] = seq.get(bot_id, 0) + 1
-        batch.append(
-            RatingHistory(
-                bot_id=bot_id,
-                match_id=match_id,
-                game=games[bot_id],
-                seq=seq[bot_id],
-                before=before,
-                after=after,
-            )
-        )
-        if len(batch) >= CHUNK:
-            RatingHistory.objects.bulk_create(batch)
+        batch.append((bot_id, match_id, games[bot_id], seq[bot_id], before, after, now))
+        if len(batch) >= bulk_rows.BATCH:
+            bulk_rows.write_rows(RatingHistory, HISTORY, batch)
             batch.clear()
 
     def count(placing: Placing) -> None:
-        services.count_record(rows, placing)
+        match_rating.count_record(rows, placing)
 
     report = recompute(keep, progress, every, on_placing=count, apps=apps)
-    RatingHistory.objects.bulk_create(batch)
+    bulk_rows.write_rows(RatingHistory, HISTORY, batch)
     Rating.objects.all().delete()
     fields = stored_fields(apps)
     for bot_id, state in report.skills.items():
@@ -245,9 +237,13 @@ def recompute_and_store(
     return report
 
 
+#: The columns of a rating history row that recompute_and_store writes, in order.
+HISTORY = ("bot_id", "match_id", "game", "seq", "before", "after", "created_at")
+
+
 def mark_rated_versions(apps: Any = None) -> int:
     """Set each version's ``ever_rated`` from the history (a version with a rated match
-    has it), as services._rate keeps it; how many versions have it. A registry before
+    has it), as match_rating.rate_match keeps it; how many versions have it. A registry before
     migration 0015 has no such field: nothing to do."""
     BotVersion = _model(apps, "BotVersion")
     if not _has_flag(BotVersion):
@@ -261,12 +257,11 @@ def mark_rated_versions(apps: Any = None) -> int:
 
 
 def _store_records(skills: dict[int, global_rating.Skill], model: Any) -> None:
-    """Replace every stored record with the recomputed ones, in batches."""
+    """Replace every stored record with the recomputed ones (bulk_rows: in batches)."""
     model.objects.all().delete()
     rows = (
-        model(bot_id=bot_id, opponent_id=other, **r._asdict())
+        (bot_id, other, *r)
         for bot_id, state in skills.items()
         for other, r in state.records.items()
     )
-    while batch := list(islice(rows, CHUNK)):
-        model.objects.bulk_create(batch)
+    bulk_rows.write_rows(model, ("bot_id", "opponent_id", *global_rating.Record._fields), rows)
