@@ -2,17 +2,24 @@
 
 Replays each rated, finished match in the order its rating update was made
 (``rating_seq``) with the same update function, streaming the history (constant memory:
-only the needed columns, fetched in chunks), printing progress, and reports every bot
-whose stored rating differs. With ``--write``, the stored ratings and history are replaced.
+only the needed columns, fetched in chunks), showing progress (a bar on standard error,
+and a line with the rate and the time left every ``--progress-every`` matches), and
+reports every bot whose stored rating differs, then the time taken and the process's
+peak memory. With ``--write``, the stored ratings and history are replaced.
 """
 
 from __future__ import annotations
 
+import resource
+import sys
+import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
 
-from tournaments.rating.recompute import recompute, recompute_and_store
+from tournaments.models import Match
+from tournaments.rating.recompute import Recomputed, recompute, recompute_and_store
 
 
 class Command(BaseCommand):
@@ -28,18 +35,35 @@ class Command(BaseCommand):
             default=50_000,
             help="print a progress line every this many matches (default 50000)",
         )
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args: Any, **options: Any) -> None:
         every = max(1, options["progress_every"])
+        total = Match.objects.filter(status=Match.Status.DONE, rating_seq__isnull=False).count()
+        started = time.monotonic()
+        bar = tqdm(
+            total=total,
+            desc="replaying",
+            unit=" matches",
+            file=sys.stderr,
+            mininterval=1,
+            disable=options["no_progress"],
+        )
 
         def progress(done: int) -> None:
-            self.stdout.write(f"{done} matches replayed")
-            self.stdout.flush()
+            bar.update(done - bar.n)
+            if done % every == 0:
+                self.stdout.write(_progress_line(done, total, time.monotonic() - started))
+                self.stdout.flush()
 
-        if options["write"]:
-            report = recompute_and_store(progress, every)
-        else:
-            report = recompute(progress=progress, every=every)
+        with bar:
+            if options["write"]:
+                report = recompute_and_store(progress, every=1)
+            else:
+                report = recompute(progress=progress, every=1)
+        self._report(report, time.monotonic() - started, options["write"])
+
+    def _report(self, report: Recomputed, seconds: float, written: bool) -> None:
         for bot_id, (stored, fresh) in sorted(report.differences.items()):
             self.stdout.write(f"bot {bot_id}: stored {stored!r}, recomputed {fresh!r}")
         self.stdout.write(
@@ -48,7 +72,17 @@ class Command(BaseCommand):
             f"{len(report.record_differences)} bots differ; the first-rated flags of "
             f"{len(report.flag_differences)} versions differ"
         )
-        if options["write"]:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        self.stdout.write(f"took {seconds:.0f} s; peak memory of this process {peak:.0f} MB")
+        if written:
             self.stdout.write("stored the recomputed ratings")
         elif report.differences or report.record_differences or report.flag_differences:
             raise CommandError("stored ratings differ from the history; run with --write to fix")
+
+
+def _progress_line(done: int, total: int, seconds: float) -> str:
+    """``N matches replayed of TOTAL`` with the rate so far and the time it gives for the rest."""
+    rate = done / seconds if seconds > 0 else 0.0
+    left = (total - done) / rate if rate > 0 else 0.0
+    pace = f"{rate:.0f} a second, about {left / 60:.0f} min left"
+    return f"{done} matches replayed of {total} ({pace})"
