@@ -32,7 +32,6 @@ tables far larger than a site (the value the fit converges to). Goal: coverage w
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import itertools
 import math
 import random
@@ -123,14 +122,13 @@ def truth(
 def linked_tables(
     setting: Setting, league: League, rng: random.Random
 ) -> Iterator[tuple[int, ...]]:
-    """The ladder's matchmaking exploring: each player's rating drawn from its interval
-    (normal, the ladder's own sigma) before the tables are chosen (Thompson sampling), so
-    pairs whose order is uncertain meet in proportion to that uncertainty and the choice
-    stops following the ratings' own errors."""
+    """The ladder's matchmaking exploring, as the ladder now runs it (``explore``: each
+    player's rating drawn from its interval before the tables are chosen)."""
     while True:
         players = league.players()
-        drawn = [dataclasses.replace(p, mu=p.mu + rng.gauss(0.0, p.sigma)) for p in players]
-        picks = matchmaking.choose(drawn, setting.seats, SLOTS, units=1, met=league.met)
+        picks = matchmaking.choose(
+            players, setting.seats, SLOTS, units=1, met=league.met, explore=rng
+        )
         if not picks:
             return
         yield from (tuple(p.key for p in pick.seats) for pick in picks)

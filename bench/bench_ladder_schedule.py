@@ -192,11 +192,16 @@ def place_of(bot: int, fit: dict[int, tournament_fit.Fit]) -> int:
 Schedule = Callable[[League], Iterator[tuple[int, ...]]]
 
 
-def ladder_tables(cell: Cell) -> Schedule:
+def ladder_tables(cell: Cell, explore: random.Random | None = None) -> Schedule:
+    """The ladder's choice of tables (``explore``: on ratings drawn from each interval,
+    as the ladder plays them; None: on the ratings themselves)."""
+
     def tables(league: League) -> Iterator[tuple[int, ...]]:
         while True:
             players = league.players()
-            picks = matchmaking.choose(players, cell.players, SLOTS, units=1, met=league.met)
+            picks = matchmaking.choose(
+                players, cell.players, SLOTS, units=1, met=league.met, explore=explore
+            )
             if not picks:
                 return
             yield from (tuple(p.key for p in pick.seats) for pick in picks)
@@ -251,16 +256,17 @@ class Outcome:
     seconds: float
 
 
-def run(cell: Cell, bots: int, seed: int, ladder_first: bool) -> Outcome:
+def run(cell: Cell, bots: int, seed: int, ladder_first: bool, explore: bool = False) -> Outcome:
     rng = random.Random(seed)
     skills = {b: SKILL_STEP * b for b in range(bots)}
     league = League(skills)
     began = time.perf_counter()
-    schedule_for = ladder_tables(cell) if ladder_first else round_robin_tables(cell, rng)
+    drawn = random.Random(seed + 7) if explore else None
+    schedule_for = ladder_tables(cell, drawn) if ladder_first else round_robin_tables(cell, rng)
     order_games = play_until(league, cell, schedule_for, rng, ordered)
     newcomer = bots
     skills[newcomer] = SKILL_STEP * (bots - 1.5)  # second best of all
-    schedule_for = ladder_tables(cell) if ladder_first else round_robin_tables(cell, rng)
+    schedule_for = ladder_tables(cell, drawn) if ladder_first else round_robin_tables(cell, rng)
     own_before = league.own.get(newcomer, 0)
     streak = {"n": 0}
 
@@ -280,6 +286,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2, help="populations per cell")
     parser.add_argument("--first", type=int, default=0, help="the first population's seed")
     parser.add_argument("--quick", action="store_true", help="20 bots, one population")
+    parser.add_argument(
+        "--explore",
+        action="store_true",
+        help="the ladder chooses on ratings drawn from each interval (as the service does)",
+    )
     parser.add_argument("--only", choices=["oceans11:2", "bigtwo:4", "fifteen35:6"])
     arguments = parser.parse_args()
     bots, seeds = (20, 1) if arguments.quick else (arguments.bots, arguments.seeds)
@@ -290,7 +301,7 @@ def main() -> None:
     print(f"{bots} bots, adjacent {SKILL_STEP} performance units apart; {SLOTS} ladder slots")
     for cell in cells:
         for seed in range(arguments.first, arguments.first + seeds):
-            board = run(cell, bots, seed, ladder_first=True)
+            board = run(cell, bots, seed, ladder_first=True, explore=arguments.explore)
             baseline = run(cell, bots, seed, ladder_first=False)
             report(cell, seed, board, baseline)
 

@@ -186,8 +186,15 @@ class Plan:
     note: str = ""
 
 
-def plan(game: str, tables: int) -> Plan:
-    """The next ``tables`` tables of ``game``'s ladder (nothing is written but its row)."""
+#: The ladder chooses on ratings drawn from each entrant's interval
+#: (``matchmaking.explored``), from the operating system's entropy.
+EXPLORE = random.Random()
+
+
+def plan(game: str, tables: int, explore: random.Random | None = EXPLORE) -> Plan:
+    """The next ``tables`` tables of ``game``'s ladder (nothing is written but its row),
+    chosen on ratings drawn from each entrant's interval by ``explore`` (None: on the
+    ratings themselves, as ``manage.py ladder plan`` shows them)."""
     ladder = ladder_of(game)
     versions = entrants(game)
     size = table_size(ladder, len(versions))
@@ -198,7 +205,8 @@ def plan(game: str, tables: int) -> Plan:
         return Plan(game, size, [], len(versions), len(busy), "too few entrants for a table")
     free = [p for p in players(versions) if p.key not in busy]
     target = settings.LADDER_TARGET_DEVIATION
-    picks = matchmaking.choose(free, size, tables, ladder.deals, target, meetings(game))
+    met = meetings(game)
+    picks = matchmaking.choose(free, size, tables, ladder.deals, target, met, explore)
     note = "" if picks else "every free entrant's rating is settled"
     return Plan(game, size, picks, len(versions), len(busy), note)
 

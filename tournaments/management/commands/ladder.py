@@ -24,7 +24,9 @@ from tournaments.play import dispatch, services
 RULE = (
     "The next tables are those whose results are expected to narrow the intervals of the "
     "differences between their players most\n(docs/ladder.md); each seat is 'rating "
-    "±deviation now -> ±expected after', the gain is in Elo of those intervals."
+    "±deviation now -> ±expected after', the gain is in Elo of those intervals.\nShown on "
+    "the ratings themselves; the ladder chooses on ratings drawn from each interval, so the "
+    "tables it plays vary around these."
 )
 
 
@@ -81,7 +83,7 @@ class Command(BaseCommand):
             )
 
     def show_plan(self, game: str, tables: int) -> None:
-        plan = ladder.plan(game, tables)
+        plan = ladder.plan(game, tables, explore=None)
         self.stdout.write(
             f"{game}: tables of {plan.size or '-'}, {plan.entrants} entrants, "
             f"{plan.busy} playing now{'; ' + plan.note if plan.note else ''}"

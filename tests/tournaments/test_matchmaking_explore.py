@@ -1,0 +1,55 @@
+"""The ladder's exploration (matchmaking.explored): tables chosen on ratings drawn from each
+player's interval, so that pairs whose order is uncertain meet in proportion to that
+uncertainty while settled players stay near their rating."""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import Counter
+
+from tournaments.competitions import matchmaking
+
+Player = matchmaking.Player[str]
+
+
+def test_a_drawn_rating_is_normal_around_the_rating_with_its_sigma() -> None:
+    rng = random.Random(1)
+    players = [Player("wide", 1500, 200), Player("narrow", 1600, 10)]
+    draws = [matchmaking.explored(players, rng) for _ in range(4000)]
+    wide = [d[0].mu for d in draws]
+    narrow = [d[1].mu for d in draws]
+    assert abs(statistics.fmean(wide) - 1500) < 4 * 200 / 4000**0.5
+    assert 180 < statistics.pstdev(wide) < 220
+    assert 9 < statistics.pstdev(narrow) < 11
+    assert all(d[0].key == "wide" and d[0].sigma == 200 for d in draws)
+
+
+def test_the_picks_hold_the_players_given_not_their_draws() -> None:
+    players = [Player(f"p{i}", 1400 + 30 * i, 80, games=i) for i in range(6)]
+    picks = matchmaking.choose(players, 2, tables=3, explore=random.Random(2))
+    assert len(picks) == 3
+    for pick in picks:
+        assert all(any(seat is p for p in players) for seat in pick.seats)
+
+
+def test_uncertain_orders_are_explored_and_settled_neighbours_still_meet_most() -> None:
+    """Two settled neighbours and two uncertain players: on the point ratings one table
+    is always the same; drawn, the uncertain players meet various opponents, while the
+    most played table stays a near one."""
+    players = [
+        Player("a", 1500, 40, 50),
+        Player("b", 1520, 40, 50),
+        Player("c", 1700, 160, 5),
+        Player("d", 1350, 160, 5),
+    ]
+    fixed = {tuple(sorted(p.key for p in matchmaking.choose(players, 2, 1)[0].seats))}
+    rng = random.Random(3)
+    seen: Counter[tuple[str, ...]] = Counter()
+    for _ in range(300):
+        (pick,) = matchmaking.choose(players, 2, 1, explore=rng)
+        seen[tuple(sorted(p.key for p in pick.seats))] += 1
+    assert len(fixed) == 1
+    assert len(seen) >= 3
+    assert any("c" in pair or "d" in pair for pair in seen)
+    assert seen.most_common(1)[0][1] < 300
