@@ -17,15 +17,8 @@ from typing import Any
 
 from django.conf import settings
 
+from judge.games import moves_estimate as games_estimate
 from judge.referee import TimeControl, rotations
-
-#: Moves a game of each card game takes at most in ordinary play, all seats together (a
-#: deal of Big Two or a Fifteen Thirty-Five hand is counted per unit of its option).
-MOVES_PER_GAME = {"oceans11": 120, "bigtwo": 80, "fifteen35": 40}
-#: For a game not listed above.
-DEFAULT_MOVES_PER_GAME = 150
-#: Options that multiply the moves of one game (deals of Big Two, hands of 15-35).
-REPEAT_OPTIONS = ("deals", "hands")
 
 
 def standard_time_control(game: str = "") -> dict[str, float]:
@@ -55,13 +48,12 @@ def match_budget(
     time_control: Mapping[str, Any] | None,
     options: Mapping[str, Any] | None = None,
 ) -> int:
-    """Seconds of wall clock the match may use (a whole number, at least 1)."""
+    """Seconds of wall clock the match may use (a whole number, at least 1): the moves the
+    game itself estimates for these options and this table (judge.games.moves_estimate)."""
     clock = TimeControl.from_json(time_control) if time_control else TimeControl()
     blocks = len(rotations(players)) if duplicate else 1
     played = games * blocks
-    counts = [(options or {}).get(name) for name in REPEAT_OPTIONS]
-    repeat = max([n for n in counts if isinstance(n, int) and not isinstance(n, bool)] + [1])
-    moves = MOVES_PER_GAME.get(game, DEFAULT_MOVES_PER_GAME) * repeat * played
+    moves = games_estimate(game, options, players) * played
     seconds = moves * clock.move_s + players * clock.bank_s + blocks * clock.startup_s
     return max(1, min(settings.MATCH_BUDGET_CAP_SECONDS, math.ceil(seconds)))
 

@@ -4,8 +4,10 @@ say their time zone."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django import template
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.html import format_html
@@ -13,14 +15,37 @@ from django.utils.safestring import SafeString
 
 from judge import games
 from judge.games import GAMES
+from tournaments.web.wrapping import breakable_name
 
 register = template.Library()
 
 
 @register.filter
+def error_count(form: Any) -> int:
+    """How many errors a bound form shows: a field with two errors counts two (the summary
+    above them must not say "1 thing to fix" over two items)."""
+    return len(form.non_field_errors()) + sum(len(field.errors) for field in form)
+
+
+@register.filter
+def breakable(name: str) -> SafeString:
+    """A bot name that may wrap between its words only (tournaments.web.wrapping)."""
+    return breakable_name(name)
+
+
+@register.filter
 def game_title(name: str) -> str:
-    """The game's name as people read it ("bigtwo" -> "Big Two")."""
+    """The game's name as people read it (its registry name -> its title)."""
     return games.title(name)
+
+
+@register.filter
+def renderer_script(game: str) -> str:
+    """Where a replay page loads the game's own renderer from (its package's replay.js,
+    served by web.game_files), or "" when the generic renderer shows the game."""
+    if game not in GAMES or games.renderer_file(game) is None:
+        return ""
+    return reverse("web:renderer_script", args=[game])
 
 
 @register.filter

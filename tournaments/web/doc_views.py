@@ -49,8 +49,14 @@ def doc(request: HttpRequest, name: str) -> HttpResponse:
 
 
 def rules(request: HttpRequest, game: str) -> HttpResponse:
+    """A game's rules for players: no source path shown (its tests are one link away)."""
     board = reverse("web:leaderboard", args=[game]) if game in games.GAMES else None
-    return _page(request, docs.rules_file(game), board=board)
+    return _page(request, docs.rules_file(game), board=board, for_players=True)
+
+
+def rules_tests(request: HttpRequest, game: str) -> HttpResponse:
+    """A game's rules with the tests that check them, for implementers."""
+    return _page(request, docs.rules_tests_file(game))
 
 
 def rules_index(request: HttpRequest) -> HttpResponse:

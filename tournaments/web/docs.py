@@ -30,6 +30,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 
+from judge import games
+
 #: The file names a page may have (anything else is not a page: no path tricks).
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,40}")
 INDEX = "README"
@@ -57,16 +59,18 @@ def doc_file(name: str) -> Path | None:
 
 
 def rules_file(game: str) -> Path | None:
-    """docs/rules/GAME.md if that game has a rules page, else None."""
-    if not NAME.fullmatch(game):
-        return None
-    path = docs_folder() / "rules" / f"{game}.md"
-    return path if path.is_file() else None
+    """The rules page of a registered game (the registry finds it), else None."""
+    return games.rules_file(game) if game in games.GAMES else None
+
+
+def rules_tests_file(game: str) -> Path | None:
+    """The rules of a registered game with the tests that check them, else None."""
+    return games.rules_tests_file(game) if game in games.GAMES else None
 
 
 def rules_games() -> list[str]:
-    """The games that have a rules page."""
-    return sorted(path.stem for path in (docs_folder() / "rules").glob("*.md"))
+    """The registered games that have a rules page, in the registry's order."""
+    return [game for game in games.GAMES if games.rules_file(game) is not None]
 
 
 def render(path: Path) -> Doc:
@@ -77,12 +81,23 @@ def render(path: Path) -> Doc:
 @functools.lru_cache(maxsize=64)
 def _render(path: str, _mtime_ns: int) -> Doc:
     source = Path(path)
-    folder = source.parent.relative_to(docs_folder()).as_posix()
+    folder, shown = _place(source)
     text = source.read_text(encoding="utf-8")
-    env = {"folder": "" if folder == "." else folder}
+    env = {"folder": folder}
     tokens = _markdown().parse(text, env)
     html = _markdown().renderer.render(tokens, _markdown().options, env)
-    return Doc(_title(tokens), mark_safe(html), f"docs/{source.relative_to(docs_folder())}")
+    return Doc(_title(tokens), mark_safe(html), shown)
+
+
+def _place(source: Path) -> tuple[str, str]:
+    """The page's folder inside docs/ (for its relative links) and its path as shown; a
+    page a game keeps in its own package links as if it were in docs/rules/."""
+    try:
+        inside = source.relative_to(docs_folder())
+    except ValueError:
+        return "rules", source.name
+    folder = inside.parent.as_posix()
+    return ("" if folder == "." else folder), f"docs/{inside.as_posix()}"
 
 
 @functools.cache
@@ -148,7 +163,7 @@ def site_address(href: str, folder: str = "") -> str | None:
 
 
 def _page_of(path: str) -> str | None:
-    """The site's address of a path relative to docs/ ("rules/bigtwo.md", "../starters")."""
+    """The site's address of a path relative to docs/ ("rules/GAME.md", "../starters")."""
     head, _, tail = path.partition("/")
     if path == "README.md":
         return reverse("web:docs")
@@ -158,6 +173,9 @@ def _page_of(path: str) -> str | None:
         return reverse("web:rules_index")
     if head == "rules" and tail.endswith(".md") and rules_file(tail[:-3]):
         return reverse("web:rules", args=[tail[:-3]])
+    tested = re.fullmatch(r"rules/tests/([a-z0-9-]+)\.md", path)
+    if tested and rules_tests_file(tested.group(1)):
+        return reverse("web:rules_tests", args=[tested.group(1)])
     if path == "../starters":
         return reverse("web:starters")
     starter = re.fullmatch(r"\.\./starters/([a-z]+)(/[^/]+)?", path)

@@ -4,7 +4,8 @@ The record holds each game's seed and actions; the engine plays them again, so e
 frame is exactly what the engine showed: ``observation(seat)`` before each action, the
 legal actions the acting seat had, what it answered and the time it took (None: the seat
 had been retired and the engine played its fallback), each seat's bot name, and the game
-told in words (tournaments.web.outcomes: what ended each hand, who won and why). Records
+told in words (judge.narration and the game's own narration.py: what ended each hand,
+who won and why). Records
 are stored only once a match is over, so the all-seats view may show every hidden card.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 
 from judge.engine import Game, GameError, IllegalActionError, JSONDict
 from judge.games import starting_game
-from tournaments.web.outcomes import Narration, public_view, seat_names
+from judge.narration import Narration, public_view, seat_names
 
 #: A game or seat number as a request may give it: ASCII digits, not too many (``"²"`` and
 #: 5,000-digit numbers pass ``str.isdigit`` but ``int`` refuses them).

@@ -10,8 +10,10 @@ from tournaments.web import (
     board_views,
     bot_views,
     doc_views,
+    game_files,
     match_views,
     quick_views,
+    table_views,
     tournament_views,
 )
 
@@ -31,6 +33,8 @@ urlpatterns = [
     path("docs/<str:name>/", doc_views.doc, name="doc"),
     path("rules/", doc_views.rules_index, name="rules_index"),
     path("rules/<str:game>/", doc_views.rules, name="rules"),
+    path("rules/<str:game>/tests/", doc_views.rules_tests, name="rules_tests"),
+    path("games/<str:game>/replay.js", game_files.renderer_script, name="renderer_script"),
     path("tournaments/", tournament_views.tournament_list, name="tournaments"),
     path("tournaments/new/", tournament_views.tournament_create, name="tournament_create"),
     path("tournaments/<int:tournament_id>/", tournament_views.tournament_page, name="tournament"),
@@ -54,4 +58,9 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="web:home"), name="logout"),
     path("accounts/token/", account_views.token, name="token"),
+    path("play/<str:game>/", table_views.sit_down, name="sit_down"),
+    path("matches/<int:match_id>/table/", table_views.table, name="table"),
+    path("matches/<int:match_id>/table/state/", table_views.table_state, name="table_state"),
+    path("matches/<int:match_id>/table/answer/", table_views.table_answer, name="table_answer"),
+    path("matches/<int:match_id>/live/", table_views.live, name="live_feed"),
 ]

@@ -50,7 +50,7 @@ window.Cards = (function () {
     return box;
   }
 
-  /* An action: a string ("deal", "raise", "expose 7h") or a list of cards (a Big Two play). */
+  /* An action: a string ("deal", "raise", "expose 7h") or a list of cards (a play of several cards). */
   function action(value) {
     if (Array.isArray(value)) return row(value, "play");
     const text = String(value);

@@ -103,7 +103,7 @@
     const table = $("rv-table");
     table.replaceChildren();
     const render = RENDER[d.renderer] || renderGeneric;
-    render(table, view(), d, state.pos === total);
+    render(table, view(), d, state.pos === total, KIT);
     $("rv-raw").textContent = JSON.stringify(view(), null, 1);
     markMove();
     const link = anchor(state.game, state.pos), now = window.location.hash;
@@ -275,7 +275,7 @@
 
   function toggle() { if (state.timer === null) play(); else stop(); }
 
-  /* Game renderers: (container, observation, frames, over). */
+  /* Renderers: (container, observation, frames, over, kit); the shared pieces first. */
 
   function seatBox(d, seat, v, extra) {
     const box = el("div", "seat-box");
@@ -290,106 +290,6 @@
     const p = el("p", "line");
     p.append(el("span", "label", label + " "), value instanceof Node ? value : String(value));
     return p;
-  }
-
-  function renderOceans(table, v, d, over) {
-    const grid = el("div", "seats two");
-    const past = v.past_hands || [];
-    const empty = v.rows.every((r) => !r.length) && past.length;
-    const rows = empty ? past[past.length - 1].rows : v.rows;
-    for (let seat = 0; seat < 2; seat++) {
-      const box = seatBox(d, seat, v);
-      box.append(line("hands won", v.wins[seat] + " of " + v.target));
-      box.append(line("deck", v.deck_sizes[seat] + " cards left"));
-      if (empty) box.append(el("p", "label", "the last hand:"));
-      box.append(row(rows[seat], "big"));
-      if (!empty && v.row_hands && v.row_hands[seat]) box.append(el("p", "hand-name", v.row_hands[seat].name));
-      if (over && d.revealed) {
-        const deck = el("details", "deck-order");
-        deck.append(el("summary", "", "the whole deck, in the order it was shuffled"), row(d.revealed.decks[seat], "small"));
-        box.append(deck);
-      }
-      grid.append(box);
-    }
-    table.append(el("p", "centre", "Hand " + v.hand + (v.over ? " · game over" : "") +
-      (v.may_concede === false && !v.over ? " · conceding not allowed" : "")));
-    table.append(grid);
-    if (past.length) {
-      const list = el("ol", "past");
-      past.forEach((h) => {
-        const item = el("li", "");
-        const who = h.winner === null ? "nobody" : seatName(h.winner);
-        item.append(who + " won (" + h.how + "): ", row(h.rows[0], "small"), " vs ", row(h.rows[1], "small"));
-        list.append(item);
-      });
-      const more = el("details", "");
-      more.append(el("summary", "", "Earlier hands (" + past.length + ")"), list);
-      table.append(more);
-    }
-  }
-
-  function renderBigTwo(table, v, d, over) {
-    const grid = el("div", "seats");
-    const dealt = over && d.revealed ? d.revealed.deals[d.revealed.deals.length - 1] : null;
-    for (let seat = 0; seat < d.players; seat++) {
-      const box = seatBox(d, seat, v);
-      box.append(line("cards", v.counts[seat]), line("score", v.scores[seat]));
-      let hand = null;
-      if (v.private) hand = v.private[seat].hand;
-      else if (v.seat === seat) hand = v.hand;
-      else if (dealt) hand = dealt.left[seat];
-      box.append(hand ? row(hand) : backs(v.counts[seat], v.counts[seat] + " cards in " + seatName(seat) + "'s hand"));
-      grid.append(box);
-    }
-    const centre = el("div", "centre trick");
-    if (v.trick) {
-      centre.append(el("span", "label", "Trick (" + v.trick.kind + ", " + seatName(v.trick.seat) + "): "), row(v.trick.cards, "big"));
-    } else {
-      centre.append(el("span", "", seatName(v.leader) + " leads"));
-      if (v.must_contain) centre.append(el("span", "", " and must play "), card(v.must_contain));
-    }
-    table.append(centre, grid);
-    const recent = el("ol", "plays");
-    (v.plays || []).slice(-8).forEach(([seat, play]) => {
-      const item = el("li", "");
-      item.append(seatName(seat) + ": ", action(play));
-      recent.append(item);
-    });
-    table.append(line("Deal", (v.deal + 1) + " of " + v.deals),
-      el("h3", "", "Last plays (every play is in the move list)"), recent);
-  }
-
-  function renderFifteen(table, v, d, over) {
-    const last = over && d.revealed ? d.revealed.deals[d.revealed.deals.length - 1] : null;
-    const centre = el("div", "centre");
-    centre.append(el("strong", "", "Pot " + v.pot), " · " + v.phase + (v.asked ? " (" + v.asked + ")" : "") +
-      " · to call " + v.to_call + " · stock " + v.stock + " · hand " + (v.hand + 1) + " of " + v.hands +
-      " · dealer " + seatName(v.dealer));
-    table.append(centre);
-    const grid = el("div", "seats");
-    for (let seat = 0; seat < d.players; seat++) {
-      const box = seatBox(d, seat, v);
-      const flags = [v.folded[seat] ? "folded" : "", v.frozen[seat] ? "frozen" : ""].filter(Boolean).join(", ");
-      box.append(line("chips", v.chips[seat]), line("in the pot", v.bets[seat] + (flags ? " · " + flags : "")));
-      let hidden = null;
-      if (last) hidden = last.cards[seat].filter((c) => !v.exposed[seat].includes(c));
-      else if (v.private) hidden = v.private[seat].hidden;
-      else if (v.seat === seat) hidden = v.hidden;
-      const count = v.exposed[seat].length ? 2 : 3;
-      const hand = el("div", "hand");
-      hand.append(hidden ? row(hidden, "face-down-shown") : backs(count), row(v.exposed[seat]));
-      box.append(hand);
-      grid.append(box);
-    }
-    table.append(grid);
-    if (v.last_hand) {
-      const lh = v.last_hand;
-      const declared = Object.entries(lh.declarations || {}).map(([s, what]) => seatName(Number(s)) + ": " + what);
-      const text = "Previous hand: pot " + lh.pot + ", net " +
-        lh.net.map((n, s) => seatName(s) + ": " + n).join(", ") +
-        (declared.length ? "; declared: " + declared.join(", ") : "");
-      table.append(el("p", "note", text));
-    }
   }
 
   /* The generic renderer: any game readably, from its observation and its private keys. */
@@ -427,7 +327,10 @@
     table.append(facts);
   }
 
-  const RENDER = { oceans11: renderOceans, bigtwo: renderBigTwo, fifteen35: renderFifteen };
+  /* Each game's own renderer (its package's replay.js, loaded before this script) is in
+     window.ReplayRenderers under its name; the kit is what they draw with. */
+  const RENDER = window.ReplayRenderers || {};
+  const KIT = { el, card, row, backs, action, seatBox, line, seatName };
 
   /* After a choice in a dropdown the keys step again: focus leaves the dropdown. */
   function chosen(apply) {
