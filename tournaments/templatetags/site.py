@@ -4,7 +4,6 @@ say their time zone."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from django import template
 from django.urls import reverse
@@ -15,22 +14,8 @@ from django.utils.safestring import SafeString
 
 from judge import games
 from judge.games import GAMES
-from tournaments.web.wrapping import breakable_name
 
 register = template.Library()
-
-
-@register.filter
-def error_count(form: Any) -> int:
-    """How many errors a bound form shows: a field with two errors counts two (the summary
-    above them must not say "1 thing to fix" over two items)."""
-    return len(form.non_field_errors()) + sum(len(field.errors) for field in form)
-
-
-@register.filter
-def breakable(name: str) -> SafeString:
-    """A bot name that may wrap between its words only (tournaments.web.wrapping)."""
-    return breakable_name(name)
 
 
 @register.filter
