@@ -556,7 +556,7 @@ class NameSkeleton(models.Model):
         BOT = "bot"
 
     kind = models.CharField(max_length=4, choices=Kind.choices)
-    #: The skeleton; a bot's is prefixed by its game ("oceans11:a11ceb0t").
+    #: The skeleton; a bot's is prefixed by its game ("GAME:a11ceb0t").
     look = models.CharField(max_length=400)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"

@@ -157,7 +157,7 @@ def _own_bot(request: HttpRequest) -> Bot | None:
 
 
 def default_name(game: str) -> str:
-    """A name to start from: the game and the day ("Big Two round robin, 2026-12-01")."""
+    """A name to start from: the game and the day (the game's title, "round robin", the date)."""
     return f"{games.title(game)} round robin, {timezone.localdate():%Y-%m-%d}"
 
 

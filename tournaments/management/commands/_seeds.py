@@ -1,4 +1,4 @@
-"""The seed bots: every house bot of each game and the example bots in seeds/GAME/*.py.
+"""The seed bots: every house bot of each game and its example bots (judge.games.seed_files).
 
 Loading is idempotent: a bot is found by owner, game and name, and a version by the hash
 of its code, so loading twice adds nothing, and a changed example file becomes a new
@@ -11,15 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth.models import User
 
 from judge.bots import policies
-from judge.games import GAMES
+from judge.games import GAMES, seed_files
 from tournaments.models import Bot, BotVersion, bundle_code
 from tournaments.play import services
 
-SEEDS_DIR = Path(settings.BASE_DIR) / "seeds"
 SEEDS_USER = "seeds"
 
 
@@ -40,8 +38,8 @@ def seed_owner() -> User:
 
 
 def example_files(game: str) -> list[Path]:
-    """The example bots of ``game``: seeds/GAME/*.py, by name."""
-    return sorted((SEEDS_DIR / game).glob("*.py"))
+    """The example bots of ``game``, by name: what the game's registry entry lists."""
+    return list(seed_files(game).values())
 
 
 def load_house(game: str) -> list[Loaded]:
