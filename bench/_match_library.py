@@ -3,7 +3,7 @@
 A seeded site (bench/_seeded_site.py) must look like a real one: per-game results, units,
 faults, timings, seat logs and replay files as the referee writes them. Playing 500,000
 matches takes days, so a few real ones per game and table size are played here (house
-bots in this process, and each game's seed bots from seeds/ as local processes, so that
+bots in this process, and each game's seed bots (the registry's) as local processes, so that
 their standard error is a real seat log) and the seeder samples them, seating its own
 bots in them. The library is built once and cached in var/match-library/, named for a
 hash of the engines' sources and of the library's size: it is played again only when an
@@ -33,13 +33,12 @@ from typing import Any
 
 import judge
 from judge.bots import house_policy, policies
-from judge.games import GAMES, game_class
+from judge.games import GAMES, game_class, seed_files
 from judge.players import PolicyChannel, house_seed
 from judge.referee import BotInfo, MatchSpec, play_match
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "var" / "match-library"
-SEEDS = ROOT / "seeds"
 #: Changed when the entries' form changes (a cached library of another form is rebuilt).
 FORM = 2
 #: Deals per match, as a tournament plays them by default (games_per_pairing).
@@ -111,7 +110,8 @@ def _key(per_cell: int, largest: int) -> str:
     digest = hashlib.sha256(f"{FORM}:{per_cell}:{DEALS}{extra}".encode())
     judge_dir = Path(judge.__file__).parent
     sources = [p for p in judge_dir.rglob("*.py") if p.relative_to(judge_dir).parts[0] in PLAYS]
-    for path in sorted(sources) + sorted(SEEDS.rglob("*.py")):
+    seeds = [path for game in sorted(GAMES) for path in sorted(seed_files(game).values())]
+    for path in sorted(sources) + seeds:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -137,7 +137,7 @@ def _played(per_cell: int, largest: int) -> Iterator[Entry]:
         for cell in cells(largest):
             folder = Path(work) / f"{cell.game}-{cell.players}"
             folder.mkdir()
-            found = sorted((SEEDS / cell.game).glob("*.py"))[: cell.players]
+            found = sorted(seed_files(cell.game).values())[: cell.players]
             seed_bots = [prepare_bot(str(path), cell.game, folder) for path in found]
             started = starter(backend, seed_bots, label="library")
             names = sorted(policies(cell.game))
