@@ -399,3 +399,10 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # configured by its own settings), made with no arguments.
 REPLAY_STORAGE = env_str("REPLAY_STORAGE", "django.core.files.storage.FileSystemStorage")
 REPLAY_ROOT = MEDIA_ROOT / "replays"
+
+# The Redis that carries live tables: a person's seat (tournaments.play.human_seat) and
+# the public feed of running matches (tournaments.play.live_feed). By default the broker's
+# Redis; empty (a memory broker) turns both off: nobody can sit at a table then.
+JUDGE_TABLE_REDIS_URL = env_str("JUDGE_TABLE_REDIS_URL", "") or (
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis", "unix")) else ""
+)

@@ -29,6 +29,7 @@ from judge.players import PolicyChannel, house_seed
 from judge.protocol import FaultKind
 from judge.referee import (
     BotInfo,
+    GameMaker,
     MatchSpec,
     MatchStopped,
     TimeControl,
@@ -42,6 +43,7 @@ from sandbox.lifecycle import ReuseTable, WarmTable
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart, start_many
 from sandbox.pool import Pools, PoolTable
+from tournaments.play.human_seat import PersonChannel
 
 TIMEOUT = str(FaultKind.TIMEOUT)
 
@@ -134,6 +136,8 @@ class SeatPlan:
     content_hash: str
     code: bytes = b""
     house_policy: str = ""
+    #: A person plays this seat from a browser (tournaments.play.human_seat), not a bot.
+    person: bool = False
 
 
 @dataclass(frozen=True)
@@ -231,7 +235,7 @@ def unpack_uploaded(plan: MatchPlan, workdir: Path) -> dict[int, Path]:
     whole match at once (UnreadableCode naming the seat) rather than faulting its bot."""
     folders = {}
     for index, seat in enumerate(plan.seats):
-        if seat.house_policy:
+        if seat.house_policy or seat.person:
             continue
         try:
             folders[index] = unpack(seat.code, workdir / f"seat{index}")
@@ -378,6 +382,7 @@ def play(
     house_in_sandbox: bool = True,
     stop: StopSignal | None = None,
     lifecycle: Lifecycle = "warm",
+    make_game: GameMaker | None = None,
 ) -> tuple[dict[str, Any], Timings]:
     """Play the match; raises InfrastructureError if a bot could not be started (worth
     retrying), UnreadableCode if a stored bot's code cannot be unpacked (never worth it),
@@ -393,7 +398,8 @@ def play(
     faster, with the small leaks docs/sandbox.md lists). None of the match's containers
     is left when this returns, except with ``pool`` (the worker's default): its
     containers go back to the backend's pool for later matches (``sandbox.pool``), none
-    having served two seatings of this match.
+    having served two seatings of this match. ``make_game`` replaces the registry's
+    engine maker (the worker's reports each move to the live feed).
     """
     timings = Timings()
     spec = MatchSpec(
@@ -421,6 +427,8 @@ def play(
         pending: dict[int, Channel] = {}
 
         def sandboxed(index: int) -> bool:
+            if plan.seats[index].person:
+                return False
             return house_in_sandbox or not plan.seats[index].house_policy
 
         def start_together(indices: list[int]) -> None:
@@ -463,6 +471,8 @@ def play(
                 timings.sandbox_start += time.perf_counter() - began
 
         def start(index: int) -> BotChannel:
+            if plan.seats[index].person:
+                return PersonChannel(plan.match_id)
             if not sandboxed(index):
                 seed = house_seed(plan.seed, index)
                 return PolicyChannel(house_policy(plan.game, plan.seats[index].house_policy, seed))
@@ -472,7 +482,9 @@ def play(
 
         began = time.perf_counter()
         try:
-            outcome = play_match(spec, bots, start, announce=start_together, stop=stop)
+            outcome = play_match(
+                spec, bots, start, announce=start_together, stop=stop, make_game=make_game
+            )
         finally:
             with closing.during():
                 for channel in pending.values():

@@ -34,7 +34,8 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from judge.engine import GameError
 from sandbox.backend import Backend
 from tournaments.models import Match
-from tournaments.play import clocks, dispatch, runner, services
+from tournaments.play import clocks, dispatch, live_feed, runner, services
+from tournaments.play.human_seat import PERSON_POLICY
 from tournaments.play.instance import judge_instance
 
 log = logging.getLogger(__name__)
@@ -96,9 +97,11 @@ def load_plan(match_id: int) -> runner.MatchPlan:
             name=f"{version.bot.name} v{version.number}",
             content_hash=version.content_hash,
             code=bytes(version.code),
-            house_policy=version.bot.house_policy,
+            house_policy="" if person else version.bot.house_policy,
+            person=person,
         )
         for version in match.seat_versions()
+        for person in [version.bot.house_policy == PERSON_POLICY]
     ]
     return runner.MatchPlan(
         match_id=match.pk,
@@ -159,6 +162,7 @@ def play_match(self: Any, match_id: int) -> str:
             house_in_sandbox=settings.JUDGE_HOUSE_BOTS == "sandbox",
             stop=signal,
             lifecycle=runner.lifecycle_named(settings.JUDGE_SANDBOX_LIFECYCLE),
+            make_game=live_feed.feed_maker(match_id, plan.game),
         )
     except runner.MatchStopped:
         keeper.stop()

@@ -13,6 +13,7 @@ from tournaments.web import (
     game_files,
     match_views,
     quick_views,
+    table_views,
     tournament_views,
 )
 
@@ -57,4 +58,9 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="web:home"), name="logout"),
     path("accounts/token/", account_views.token, name="token"),
+    path("play/<str:game>/", table_views.sit_down, name="sit_down"),
+    path("matches/<int:match_id>/table/", table_views.table, name="table"),
+    path("matches/<int:match_id>/table/state/", table_views.table_state, name="table_state"),
+    path("matches/<int:match_id>/table/answer/", table_views.table_answer, name="table_answer"),
+    path("matches/<int:match_id>/live/", table_views.live, name="live_feed"),
 ]
