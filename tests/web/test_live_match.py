@@ -1,0 +1,83 @@
+"""A running bot match, followed live in a real browser: moves arrive on the match page
+before the match ends, a few seconds behind, and no card a seat holds unseen reaches the
+spectator's page or the feed it reads."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from playwright.sync_api import Response, expect
+
+from judge.games import starting_game
+from tests.tournaments.conftest import first_legal
+from tests.web.conftest import Visit
+from tests.web.test_human_table import REDIS_URL, Worker, held_matches, strings
+from tournaments.api.actions import request_quick_match
+from tournaments.models import Match
+from tournaments.play import live_feed, replay_store
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("fast_matches"),
+    pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning"),
+]
+
+
+@pytest.fixture
+def feed_redis(settings: Any) -> Iterator[redis.Redis]:
+    settings.JUDGE_TABLE_REDIS_URL = REDIS_URL
+    client = redis.Redis.from_url(REDIS_URL)
+    client.flushdb()
+    yield client
+    client.flushdb()
+
+
+def unseen_at_last_move(record: dict[str, Any]) -> set[str]:
+    """Cards some seat held that the table had not shown, just before game 1's last move."""
+    played = record["games"][0]["record"]
+    game = starting_game(played)
+    for seat, action in played["actions"][:-1]:
+        game.apply(seat, action)
+    public = set(strings(live_feed.public_view(game)))
+    held = set().union(*(set(strings(game.observation(s))) for s in range(game.players)))
+    return {card for card in held - public if re.fullmatch(r"[2-9TJQKA][cdhsx]|JK", card)}
+
+
+def test_a_running_match_is_followed_live_and_shows_only_public_cards(
+    visit: Visit, feed_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = held_matches(monkeypatch)
+    slow = first_legal("bigtwo", "slow", delay=0.15)
+    other = first_legal("bigtwo", "other", delay=0.15)
+    match = request_quick_match(slow, [other], [], games=3)
+    assert held == [match.pk]
+    page = visit.page
+    feeds: list[dict[str, Any]] = []
+
+    def keep(response: Response) -> None:
+        if "/live/" in response.url and response.ok:
+            feeds.append(response.json())
+
+    page.on("response", keep)
+    worker = Worker(match.pk)
+    worker.start()
+    visit.go(f"/matches/{match.pk}/")
+    expect(page.locator("#live-moves li").first).to_be_visible(timeout=60_000)
+    # Still being played while moves are on the page:
+    assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING
+    visit.check("live-running")
+    worker.join(timeout=120)
+    assert worker.answer == "stored", worker.answer
+    expect(page.locator("#rv-counter")).to_have_text(re.compile(r"step 1 of \d+"))
+    visit.audit()
+    record = replay_store.load(Match.objects.get(pk=match.pk).replay)
+    secret = unseen_at_last_move(record)
+    assert secret, "nothing hidden to test"
+    views = [e["view"] for body in feeds for e in body["events"] if e["game"] == 0]
+    assert views, "no move reached the page"
+    leaked = secret & set(strings(views))
+    assert not leaked, f"unseen cards reached the spectator: {leaked}"
