@@ -50,7 +50,7 @@ from bench.bench_calibration import SHAPES, Shape  # noqa: E402
 from tournaments.competitions import ladder, matchmaking  # noqa: E402
 from tournaments.competitions.schedule import schedule  # noqa: E402
 from tournaments.models import Rating  # noqa: E402
-from tournaments.rating import global_rating, tournament_fit  # noqa: E402
+from tournaments.rating import global_rating, linear, tournament_fit  # noqa: E402
 from tournaments.rating.units import match_units  # noqa: E402
 
 #: One-sided 90%: the estimated difference must be this many standard errors.
@@ -167,7 +167,7 @@ def differences(league: League, pairs: Sequence[tuple[int, int]]) -> list[tuple[
     ]
     r = tournament_fit._newton(len(bots), patterns)
     _, hessian = tournament_fit._gradient_and_hessian(r, *tournament_fit._totals(patterns))
-    bread = tournament_fit._inverse(hessian)
+    bread = linear.inverse(hessian)
     meat = tournament_fit._meat(r, patterns)
     evidence = tournament_fit._evidence(len(bots), patterns)
     found = []

@@ -37,6 +37,7 @@ from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeVar
 
+from tournaments.rating import linear
 from tournaments.rating.tournament_fit import (
     ELO_MAX,
     ELO_MIN,
@@ -273,29 +274,12 @@ def _fit(players: Sequence[P], table: _Table, start: Mapping[P, float]) -> dict[
                     e = _expected(now[p], now[q])
                     row.append(-_S * _S * record.results * e * (1.0 - e) / table.tempering[p])
             jacobian.append(row)
-        steps = _solve_linear(jacobian, gradient)
+        steps = linear.solve(jacobian, gradient)
         for p, step in zip(players, steps, strict=True):
             now[p] += max(min(step, 400.0), -400.0)
         if max(map(abs, steps), default=0.0) < CONVERGED:
             break
     return now
-
-
-def _solve_linear(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """x with matrix x = vector (Gaussian elimination with partial pivoting; the matrix
-    here is diagonally dominant, a handful of rows)."""
-    n = len(vector)
-    rows = [[*matrix[i], vector[i]] for i in range(n)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
-        rows[col], rows[pivot] = rows[pivot], rows[col]
-        for r in range(col + 1, n):
-            factor = rows[r][col] / rows[col][col]
-            rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
-    x = [0.0] * n
-    for r in reversed(range(n)):
-        x[r] = (rows[r][n] - sum(rows[r][c] * x[c] for c in range(r + 1, n))) / rows[r][r]
-    return x
 
 
 def _tally(

@@ -16,6 +16,8 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from tournaments.rating import linear
+
 #: Every participant starts here.
 START_ELO = 1500.0
 #: The most a rating can move in one two-player match; a table of n players shares it
@@ -252,7 +254,7 @@ def fit_units(
     r = _newton(len(names), patterns)
     evidence = _evidence(len(names), patterns)
     _, hessian = _gradient_and_hessian(r, *_totals(patterns))
-    model = _inverse(hessian)
+    model = linear.inverse(hessian)
     sandwich = _sandwich_diagonal(model, _meat(r, patterns)) if robust else None
     model = _project_out_shift(model)
     # The sandwich is measured from the units (the clusters), so Student's t with one
@@ -340,7 +342,7 @@ def _newton(n: int, patterns: Sequence[Pattern]) -> list[float]:
     r = [0.0] * n
     for _ in range(200):
         gradient, hessian = _gradient_and_hessian(r, won, played)
-        step = _solve(hessian, gradient)
+        step = linear.solve(hessian, gradient)
         biggest = max(abs(x) for x in step)
         if biggest > SCALE:
             step = [x * SCALE / biggest for x in step]
@@ -438,30 +440,3 @@ def _project_out_shift(covariance: list[list[float]]) -> list[list[float]]:
         [covariance[i][j] - row_mean[i] - col_mean[j] + total_mean for j in range(n)]
         for i in range(n)
     ]
-
-
-def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """x with matrix @ x = vector (Gauss-Jordan with partial pivoting)."""
-    n = len(vector)
-    rows = [[*matrix[i], vector[i]] for i in range(n)]
-    _eliminate(rows, n)
-    return [rows[i][n] for i in range(n)]
-
-
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
-    n = len(matrix)
-    rows = [[*matrix[i], *(1.0 if i == j else 0.0 for j in range(n))] for i in range(n)]
-    _eliminate(rows, n)
-    return [row[n:] for row in rows]
-
-
-def _eliminate(rows: list[list[float]], n: int) -> None:
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda i: abs(rows[i][col]))
-        rows[col], rows[pivot] = rows[pivot], rows[col]
-        lead = rows[col][col]
-        rows[col] = [x / lead for x in rows[col]]
-        for i in range(n):
-            if i != col and rows[i][col] != 0.0:
-                factor = rows[i][col]
-                rows[i] = [x - factor * y for x, y in zip(rows[i], rows[col], strict=True)]
