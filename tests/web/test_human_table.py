@@ -22,7 +22,7 @@ from playwright.sync_api import Response, expect
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from judge.games import starting_game
-from tests.web.conftest import Visit, log_in, make_user
+from tests.web.conftest import Visit, log_in, make_user, quick_bot
 from tournaments.models import Match
 from tournaments.play import human_match, replay_store, tasks
 
@@ -225,3 +225,29 @@ def test_the_table_refuses_strangers_bad_answers_and_a_second_table(
     with pytest.raises(Exception, match="tables seat 2 to 2, not 3"):
         human_match.request_human_match(bob, "oceans11", ["random", "random"])
     assert json.loads(owner.get(reverse("web:live_feed", args=[match.pk])).content)["events"] == []
+
+
+def test_play_against_a_bot_from_its_page_and_the_game_page(
+    table_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = held_matches(monkeypatch)
+    ada, bob = make_user("ada"), make_user("bob")
+    theirs = quick_bot(bob, "bigtwo", "bob-bot")
+    client = Client()
+    client.force_login(ada)
+    page = client.get(reverse("web:bot", args=[theirs.bot_id])).content.decode()
+    link = f"/play/bigtwo/?against={theirs.bot_id}"
+    assert link in page
+    board = client.get(reverse("web:leaderboard", args=["bigtwo"])).content.decode()
+    assert 'href="/play/bigtwo/"' in board
+    form = client.get(link).content.decode()
+    assert f'<option value="v{theirs.pk}" selected>bob-bot v1</option>' in form
+    answer = client.post(link, {"opponent_1": f"v{theirs.pk}", "opponent_2": "house:random"})
+    assert answer.status_code == 302, answer.content.decode()[-1500:]
+    match = Match.objects.get(pk=held[-1])
+    assert [seat.version_id for seat in match.seats.order_by("index")][1] == theirs.pk
+    assert match.seats.count() == 3 and not match.rated and match.options == {"deals": 1}
+    assert answer["Location"] == reverse("web:table", args=[match.pk])
+    # A bot nobody offered is refused by the form, in words.
+    refused = client.post("/play/bigtwo/", {"opponent_1": f"v{theirs.pk}"})
+    assert refused.status_code == 400 and "Select a valid choice" in refused.content.decode()

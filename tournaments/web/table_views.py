@@ -42,7 +42,9 @@ class SeatForm(forms.Form):
 
     variant = forms.ChoiceField(label="Variant")
 
-    def __init__(self, *args: Any, game: str, user: User, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, game: str, user: User, against: BotVersion | None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         engine = game_class(game)
         variant = cast(forms.ChoiceField, self.fields["variant"])
@@ -60,9 +62,15 @@ class SeatForm(forms.Form):
             .select_related("bot")
             .order_by("bot__name", "-number")[:20]
         ]
-        choices = [(EMPTY, "— nobody —"), ("House bots", house)]
+        choices: list[tuple[str, Any]] = [(EMPTY, "— nobody —"), ("House bots", house)]
         if own:
             choices.append(("Your bots", own))
+        first = house[0][0]
+        if against is not None:
+            first = f"v{against.pk}"
+            if first not in dict(own):
+                label = f"{against.bot.name} v{against.number}"
+                choices.insert(1, ("This bot", [(first, label)]))
         self.seat_names: list[str] = []
         for number in range(1, engine.max_players):
             name = f"opponent_{number}"
@@ -70,7 +78,9 @@ class SeatForm(forms.Form):
                 required=False,
                 label=f"Opponent {number}",
                 choices=choices,
-                initial=house[0][0] if number < engine.default_players else EMPTY,
+                initial=(first if number == 1 else house[0][0])
+                if number < engine.default_players
+                else EMPTY,
             )
             self.seat_names.append(name)
         if len(engine.variants) < 2:
@@ -97,7 +107,8 @@ def sit_down(request: HttpRequest, game: str) -> HttpResponse:
     if game not in dict(games.choices()):
         raise Http404(f"no game {game!r}")
     user = cast(User, request.user)
-    form = SeatForm(request.POST or None, game=game, user=user)
+    against = _against(request, game)
+    form = SeatForm(request.POST or None, game=game, user=user, against=against)
     live = human_match.live_match_of(user)
     status = 200
     if request.method == "POST":
@@ -120,6 +131,28 @@ def sit_down(request: HttpRequest, game: str) -> HttpResponse:
                 return redirect("web:table", match_id=match.pk)
         status = 400
     return _form_page(request, game, form, live, status)
+
+
+def _against(request: HttpRequest, game: str) -> BotVersion | None:
+    """The latest accepted version of the bot ``?against=BOT`` names, if it plays ``game``
+    and is active (a bot page's "play against this bot")."""
+    value = request.GET.get("against", "")
+    if not value.isascii() or not value.isdigit() or len(value) > 12:
+        return None
+    return (
+        BotVersion.objects.filter(
+            bot_id=int(value),
+            bot__game=game,
+            bot__retired=False,
+            retired=False,
+            status=BotVersion.Status.ACCEPTED,
+        )
+        .exclude(bot__house_policy=human_seat.PERSON_POLICY)
+        .select_related("bot")
+        .defer("code", "check_report")
+        .order_by("-number")
+        .first()
+    )
 
 
 def _form_page(
