@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: if it runs beside that later step.
 WAITS_FOR_LATER = """#!/usr/bin/env bash
 # bootstrap: background
-for _ in $(seq 1 600); do [ -f var/later-ran ] && { touch var/background-ran; exit 0; }; sleep 0.1; done
+for _ in $(seq 1 600); do
+  [ -f var/later-ran ] && { touch var/background-ran; exit 0; }
+  sleep 0.1
+done
 exit 1
 """
 LATER = "#!/usr/bin/env bash\nmkdir -p var && touch var/later-ran\n"
