@@ -31,6 +31,7 @@ from pathlib import Path
 import judge
 from judge.bots import house_policy
 from judge.channel import BotGone, BotLineTooLong, BotTimeout
+from judge.games import game_class, parts
 from judge.referee import BotInfo, StartBot
 from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
@@ -130,11 +131,32 @@ def _house_folder(game: str, name: str, seed: int, folder: Path) -> None:
     """A self-contained bot folder: a compiled copy of judge/ (stdlib only) and a main.py."""
     house_policy(game, name)  # GameError naming the house bots there are
     shutil.copytree(_compiled_judge(), folder / "judge")
+    plugin = _plugin_game(game, folder)
     (folder / "main.py").write_text(
-        "import os\nimport sys\n\nfrom judge.bots.house_main import main\n\n"
+        "import os\nimport sys\n\n" + plugin + "from judge.bots.house_main import main\n\n"
         f"seed = os.environ.get({HOUSE_SEED_ENV!r}, {str(seed)!r})\n"
         f"sys.exit(main([{name!r}, seed]))\n"
     )
+
+
+def _plugin_game(game: str, folder: Path) -> str:
+    """For a game defined outside judge/ (registered as a plugin, like the tests' toy), its
+    package copied into the bot's folder and the lines of main.py that register it (a bot
+    process starts with a fixed environment, so JUDGE_GAME_PLUGINS does not reach it);
+    "" for the games of judge/games, which the copy of judge/ holds."""
+    cls = game_class(game)
+    package = parts.package_name(cls)
+    if package == "judge" or package.startswith("judge."):
+        return ""
+    place = folder
+    for parent in package.split(".")[:-1]:
+        place = place / parent
+        place.mkdir(exist_ok=True)
+        (place / "__init__.py").touch()
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(parts.package_folder(cls), folder.joinpath(*package.split(".")), ignore=skip)
+    spec = f"{cls.__module__}:{cls.__name__}"
+    return f"from judge.games import register_plugins\n\nregister_plugins({spec!r})\n\n"
 
 
 def prepare_bot(spec: str, game: str, workdir: Path, *, seed: int = 0) -> PreparedBot:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.games import GAMES
+from judge.bots import policies
+from judge.games import GAMES, seed_files
 from tournaments.models import bundle_code
 from tournaments.play import runner
 
@@ -19,13 +20,20 @@ pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarnin
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ["README.md", "docs/README.md", "docs/bots.md", "docs/deploy.md", "seeds/README.md"]
-#: Every example bot of a game at one table, filled up with house bots.
-TABLES = {
-    "oceans11": ["seeds/oceans11/stubborn.py", "seeds/oceans11/thrifty.py"],
-    "bigtwo": ["seeds/bigtwo/lowball.py", "seeds/bigtwo/shedder.py", "house:greedy"],
-    "fifteen35": ["seeds/fifteen35/caller.py", "seeds/fifteen35/counter.py"]
-    + ["house:greedy", "house:random"] * 2,
-}
+
+
+def table(game: str) -> list[str]:
+    """Every example bot of ``game`` at one table, filled up with its house bots (its own
+    first) to the size of its demo's table: a game with no examples plays house bots."""
+    cls = GAMES[game]
+    seeds = [str(path.relative_to(ROOT)) for path in seed_files(game).values()]
+    size = max(len(seeds), dict(cls.demo_format).get("table_size", cls.default_players))
+    house = sorted(policies(game), key=lambda name: (name == "random", name))
+    return seeds + [f"house:{house[i % len(house)]}" for i in range(size - len(seeds))]
+
+
+#: Each game's table, from the registry.
+TABLES = {game: table(game) for game in GAMES}
 
 
 def judge(*args: str) -> subprocess.CompletedProcess[str]:
@@ -41,7 +49,7 @@ def judge(*args: str) -> subprocess.CompletedProcess[str]:
 def test_each_example_in_bots_md_is_the_seed_bot_it_names() -> None:
     text = (ROOT / "docs" / "bots.md").read_text()
     shown = re.findall(r"`(seeds/\w+/\w+\.py)`:\n\n```python\n(.*?)```", text, re.S)
-    assert {Path(path).parent.name for path, _ in shown} == set(GAMES)
+    assert {Path(path).parent.name for path, _ in shown} == {g for g in GAMES if seed_files(g)}
     for path, code in shown:
         assert code == (ROOT / path).read_text(), path
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import json
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -26,7 +26,7 @@ import pytest
 from judge import protocol
 from judge.bots import policies
 from judge.engine import Game, GameError
-from judge.games import GAMES, game_class, new_game, parts, register, replay, unregister
+from judge.games import GAMES, game_class, new_game, parts, replay
 from judge.options import Option, OptionKind
 from judge.players import house_players
 from judge.referee import MatchSpec, play_match
@@ -35,7 +35,8 @@ from tests.judge.fakes import validate_message
 from tests.judge.highcard import HighCard
 from tests.judge.test_referee_games import recording
 
-#: The registry's games and the toy that proves a fourth one needs nothing more.
+#: The registry's games, with the toy that proves a fourth one needs nothing more (the
+#: suite registers it: tests/conftest.py).
 CLASSES: dict[str, type[Game]] = {**GAMES, HighCard.name: HighCard}
 #: Every (game, players, variant) there is.
 TABLES = [
@@ -74,14 +75,6 @@ EXTREMES = [
 EXTREME_IDS = [f"{name}-{players}p-{option}={value}" for name, players, option, value in EXTREMES]
 #: (game, players) of every table size.
 SIZES = sorted({(name, players) for name, players, _ in TABLES})
-
-
-@pytest.fixture(autouse=True)
-def toy_registered() -> Iterator[None]:
-    """High Card in the registry for the duration of a test (the referee looks it up)."""
-    register(HighCard)
-    yield
-    unregister(HighCard.name)
 
 
 def make(

@@ -54,13 +54,14 @@ def test_the_all_seats_view_holds_every_seats_private_cards(
     shown = frames(match, 0, None)
     first = shown["steps"][0]
     assert "legal" in first
-    if game == "oceans11":
+    keys = GAMES[game].private_keys
+    if not keys:
         assert "private" not in first["view"]
         return
-    key = "hand" if game == "bigtwo" else "hidden"
-    hands = [seat[key] for seat in first["view"]["private"]]
-    assert len(hands) == players and all(hands)
-    assert len({card for hand in hands for card in hand}) == sum(len(hand) for hand in hands)
+    engine = new_game(game, match["games"][0]["record"]["seed"], players, options=options)
+    seen = [engine.observation(seat) for seat in range(players)]
+    assert first["view"]["private"] == [{key: own[key] for key in keys} for own in seen]
+    assert all(own[key] is not None for own in seen for key in keys)
 
 
 def test_bad_requests_say_what_to_ask_for() -> None:
