@@ -1,6 +1,7 @@
-"""A fourth game needs only its module and one registration: High Card, defined in the tests
-(tests/judge/highcard.py), goes through the API, a new version's check, a tournament, the
-navigation and the replay page (the generic renderer) with no other line written for it."""
+"""A fourth game needs only its package and one registration: High Card, defined in the
+tests (tests/judge/highcard/, registered for the whole suite by tests/conftest.py), goes
+through the API, a new version's check, a tournament, the navigation and the replay page
+(drawn by its own renderer, served from its package) with no other line written for it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from django.test import Client
 from playwright.sync_api import expect
 
-from judge.games import register, unregister
+from judge.games import GAMES, register, unregister
 from tests.judge.highcard import HighCard
 from tests.web.conftest import Visit, make_user, played_tournament, quick_bot, uploaded_bot
 from tournaments.bots import checks
@@ -26,9 +27,12 @@ pytestmark = [
 
 @pytest.fixture
 def highcard() -> Iterator[None]:
+    """High Card registered for the test (and left as it was: the suite registers it)."""
+    already = HighCard.name in GAMES
     register(HighCard)
     yield
-    unregister(HighCard.name)
+    if not already:
+        unregister(HighCard.name)
 
 
 @pytest.mark.usefixtures("highcard")
