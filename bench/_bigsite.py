@@ -3,7 +3,7 @@
 Users, bots (two versions each, across the three games), tournaments, and ``matches``
 finished rated matches with their seats, rating history (numbered per bot), the rating
 rows that the service keeps (Elo, matches, W/D/L) and the rating records, as
-``services.finish_match`` would leave them. Rows are streamed to COPY (never all in
+``lease.finish_match`` would leave them. Rows are streamed to COPY (never all in
 memory); a progress bar shows each table.
 The shape stays the same at every size (the same users, bots and tournaments), so two
 sizes differ only in the length of the history.
@@ -262,7 +262,7 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
         ),
         len(records),
     )
-    mark_rated_versions()  # as services._rate flags a version at its first rated match
+    mark_rated_versions()  # as match_rating.rate_match flags a version at its first rated match
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     busiest = max(standings, key=lambda b: standings[b].matches)

@@ -27,7 +27,7 @@ a pool of many times more units than a tournament has (the value the fit converg
 
 The global rating (``--part global``; tournaments.rating.global_rating) is checked on simulated
 sites: a population of POPULATION bots of known strength, each site SITE_TOURNAMENTS round robins
-of BOTS of them drawn at random, every match's units rated in turn as services._rate
+of BOTS of them drawn at random, every match's units rated in turn as match_rating.rate_match
 rates them, the ratings carried across; then the coverage of every rated bot's interval
 (of the truth seen from the level of the bots rated, and raw) and Kendall tau.
 
@@ -226,7 +226,8 @@ def measure_global(
 ) -> SiteTally:
     """Coverage of the global rating's interval, as the service computes it: every
     site plays SITE_TOURNAMENTS round robins, each match's units rated in turn
-    (global_rating.rate_units, as services._rate does), then every bot that played is checked."""
+    (global_rating.rate_units, as match_rating.rate_match does), then every bot that played is
+    checked."""
     rng = random.Random(seed)
     tally = SiteTally(z=[], taus=[])
     for _ in range(runs):

@@ -61,13 +61,13 @@ for line in sys.stdin:
 
 def version(owner: Any, name: str, delay: float, status: str = "accepted") -> Any:
     """A version of ``owner``'s bot ``name`` (a new one each call: the tag differs)."""
+    from tournaments.bots import bot_actions
     from tournaments.models import Bot, BotVersion, bundle_code
-    from tournaments.play import services
 
     bot, _ = Bot.objects.get_or_create(owner=owner, game=GAME, name=name)
     tag = f"{time.time_ns()}"
     code, digest = bundle_code({"main.py": (BOT % {"delay": delay, "tag": tag}).encode()})
-    return services.add_version(bot, code, digest, BotVersion.Status(status))
+    return bot_actions.add_version(bot, code, digest, BotVersion.Status(status))
 
 
 def upload(owner: Any, name: str, delay: float) -> Any:
@@ -100,7 +100,7 @@ def flood(tag: str, slow_checks: int, quick_matches: int) -> tuple[Any, list[int
     from django.contrib.auth.models import User
     from django.db import transaction
 
-    from tournaments.play import services
+    from tournaments.competitions import competition_actions
 
     flooder = User.objects.create(username=f"flooder-{tag}")
     slow = version(flooder, "slow", SLOW_MOVE_S)
@@ -112,9 +112,9 @@ def flood(tag: str, slow_checks: int, quick_matches: int) -> tuple[Any, list[int
     for n in range(ORGANISERS):
         owner = User.objects.create(username=f"organiser{n}-{tag}")
         entrants = [version(owner, f"entrant{i}", 0.01) for i in range(ENTRANTS)]
-        cup = services.create_tournament(owner, f"cup {n}", GAME, entrants, table_size=2)
+        cup = competition_actions.create_tournament(owner, f"cup {n}", GAME, entrants, table_size=2)
         with transaction.atomic():
-            services.start_tournament(cup.pk)
+            competition_actions.start_tournament(cup.pk)
         cups.append(cup.pk)
     return flooder, cups
 

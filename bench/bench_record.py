@@ -1,4 +1,4 @@
-"""Recording a result (services.finish_match of a rated match) at 5,000 and 500,000 matches.
+"""Recording a result (lease.finish_match of a rated match) at 5,000 and 500,000 matches.
 
 Issue 32: the write side must cost the same at any history size (every statement on an
 index with a bound; tests/tournaments/test_record_queries.py checks the plans). This
@@ -161,26 +161,26 @@ def record_once(bots: tuple[int, int] = (1, 2)) -> tuple[float, float]:
     from django.test.utils import CaptureQueriesContext
 
     from tournaments.models import Match, Seat
-    from tournaments.play import services
+    from tournaments.play import lease
 
     match = Match.objects.create(game="oceans11", rated=True, status=Match.Status.QUEUED)
     Seat.objects.bulk_create(
         Seat(match=match, index=i, version_id=version(bot, 0), bot_id=bot)
         for i, bot in enumerate(bots)
     )
-    attempt = services.claim_match(match.pk, "bench")
+    attempt = lease.claim_match(match.pk, "bench")
     assert attempt is not None
     outcome = {"scores": [1, 0], "places": [1, 2], "games": [], "logs": ["", ""]}
     with CaptureQueriesContext(connection) as captured:
         start = time.perf_counter()
-        assert services.finish_match(match.pk, attempt, outcome)
+        assert lease.finish_match(match.pk, attempt, outcome)
         wall = time.perf_counter() - start
     return wall * 1000, sum(float(q["time"]) for q in captured.captured_queries) * 1000
 
 
 def old_join_once() -> tuple[float, float]:
     """The join of seats and matches that told a version's first rated match before
-    issue 32 (services._first_rated then), for the popular bot's version: its ms."""
+    issue 32 (match_rating.first_rated then), for the popular bot's version: its ms."""
     from tournaments.models import Match, Seat
 
     start = time.perf_counter()

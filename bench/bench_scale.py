@@ -5,7 +5,7 @@ baseline history (--baseline, 5,000 matches) and the big one (--matches, 500,000
 the same users, bots and tournaments. Each request then runs on both in turns (so that a
 change in the machine's load touches both sizes alike), and the bench prints p50 and p95
 (ms, warm, in this process through Django's test client: no network), the queries it
-ran, and the ratio big/small of the p95; then recording a result (services.finish_match)
+ran, and the ratio big/small of the p95; then recording a result (lease.finish_match)
 and the lease reaper the same way, this process's memory across the requests, and bytes
 stored per match (database rows, and replay files per game, gzipped).
 
@@ -149,9 +149,9 @@ def requests(facts: dict[str, Any]) -> dict[str, Callable[[], Any]]:
 
 
 def recording(facts: dict[str, Any]) -> Callable[[], Any]:
-    """services.finish_match of a fresh rated match between two of the busiest bots."""
+    """lease.finish_match of a fresh rated match between two of the busiest bots."""
     from tournaments.models import Match, Seat
-    from tournaments.play import services
+    from tournaments.play import lease
 
     outcome = {"scores": [1, 0], "places": [1, 2], "games": [], "record": facts["record"]}
     bots = facts["busy_pair"]
@@ -162,8 +162,8 @@ def recording(facts: dict[str, Any]) -> Callable[[], Any]:
             Seat(match=match, index=i, version_id=2 * bot - 1, bot_id=bot)
             for i, bot in enumerate(bots)
         )
-        attempt = services.claim_match(match.pk, "bench")
-        assert attempt is not None and services.finish_match(match.pk, attempt, outcome)
+        attempt = lease.claim_match(match.pk, "bench")
+        assert attempt is not None and lease.finish_match(match.pk, attempt, outcome)
 
     return call
 
@@ -293,7 +293,7 @@ def measure(
     """Figures of every request at each size (requests taking turns between the two
     databases), and the facts of the big one."""
     from tournaments.config.collector import tune_for_requests
-    from tournaments.play import services
+    from tournaments.play import lease
 
     records = sample_records()
     with scratch_databases(sizes, keep) as names:
@@ -303,7 +303,7 @@ def measure(
             facts.append(seeded(size, records))
             found = requests(facts[-1])
             found["record a result (finish_match)"] = recording(facts[-1])
-            found["lease reaper"] = services.reap_matches
+            found["lease reaper"] = lease.reap_matches
             calls.append(found)
         tune_for_requests()  # as tournaments/config/wsgi.py does in a served process
         memory = resident_mb()

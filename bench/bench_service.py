@@ -53,14 +53,14 @@ EVENTS = [
 
 
 def entrants(event: Event) -> list[BotVersion]:
+    from tournaments.bots import bot_actions
     from tournaments.models import Bot, BotVersion
-    from tournaments.play import services
 
     versions: list[BotVersion] = []
     for i, policy in enumerate(event.policies):
         bot = Bot.objects.create(game=event.game, name=f"{policy}-{i}", house_policy=policy)
         versions.append(
-            services.add_version(bot, b"", f"house:{policy}:{i}", BotVersion.Status.ACCEPTED)
+            bot_actions.add_version(bot, b"", f"house:{policy}:{i}", BotVersion.Status.ACCEPTED)
         )
     return versions
 
@@ -69,16 +69,16 @@ def through_service(event: Event, games: int) -> tuple[int, float, dict[str, flo
     """Matches played, wall seconds, and the summed timings of the matches."""
     from django.db import transaction
 
+    from tournaments.competitions import competition_actions
     from tournaments.models import Match, Tournament
-    from tournaments.play import services
 
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, f"bench {event.game}", event.game, entrants(event),
         table_size=event.table, games_per_pairing=games, duplicate=event.duplicate, seed=7,
     )  # fmt: skip
     began = time.perf_counter()
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     total = Tournament.objects.get(pk=tournament.pk).matches_total
     quiet = not sys.stderr.isatty()
     with tqdm(total=total, desc=event.game, unit="match", leave=False, disable=quiet) as bar:

@@ -196,8 +196,7 @@ def resident_mb() -> float:
 def seed_history(count: int, rng: random.Random) -> None:
     """``count`` rated two-player matches among 200 bots, and the ratings they give."""
     from tournaments.models import Bot, BotVersion, Match, Rating, Seat
-    from tournaments.play import services
-    from tournaments.rating import global_rating, tournament_fit
+    from tournaments.rating import global_rating, match_rating, tournament_fit
 
     made = Bot.objects.bulk_create(Bot(game="bigtwo", name=f"rated-{i}") for i in range(200))
     versions = BotVersion.objects.bulk_create(
@@ -228,7 +227,7 @@ def seed_history(count: int, rng: random.Random) -> None:
     for row in rows:
         row.set_skill(current[row.bot_id])
     Rating.objects.bulk_create(rows)
-    services.store_records({pk: global_rating.Skill() for pk in current}, current)
+    match_rating.store_records({pk: global_rating.Skill() for pk in current}, current)
 
 
 #: Runs manage.py in the child, then writes its peak memory (VmHWM: this program's own

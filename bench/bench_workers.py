@@ -42,15 +42,15 @@ def queue_tournament(sandbox: str) -> int:
     """The round robin of the seed bots, started (its matches sent to the broker)."""
     from django.db import transaction
 
+    from tournaments.competitions import competition_actions
     from tournaments.management.commands import _seeds
-    from tournaments.play import services
 
     entrants = _seeds.current_versions(GAME)
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "bench workers", GAME, entrants, table_size=2, rounds=ROUNDS[sandbox], seed=11
     )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     return tournament.pk
 
 

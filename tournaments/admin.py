@@ -19,6 +19,7 @@ from django.http import HttpRequest
 from django.utils.functional import cached_property
 
 from judge import games as registry
+from tournaments.competitions import competition_actions
 from tournaments.guard import queryparams
 from tournaments.models import (
     Bot,
@@ -30,7 +31,6 @@ from tournaments.models import (
     Seat,
     Tournament,
 )
-from tournaments.play import services
 
 #: Rows a list page counts at most: past it the page says "more than" this many, and
 #: offers pages up to it (filters and searches find anything further).
@@ -177,17 +177,17 @@ class LadderAdmin(admin.ModelAdmin):
     @admin.action(description="Pause the selected ladders")
     def pause(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
         for row in queryset:
-            services.pause_ladder(row.game, paused=True)
+            competition_actions.pause_ladder(row.game, paused=True)
 
     @admin.action(description="Resume the selected ladders")
     def resume(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
         for row in queryset:
-            services.pause_ladder(row.game, paused=False)
+            competition_actions.pause_ladder(row.game, paused=False)
 
     def save_model(self, request: HttpRequest, obj: Ladder, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         if "paused" in form.changed_data:
-            services.pause_ladder(obj.game, paused=obj.paused)
+            competition_actions.pause_ladder(obj.game, paused=obj.paused)
 
 
 @admin.register(Match)

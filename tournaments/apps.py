@@ -9,11 +9,14 @@ class TournamentsConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.models import User
 
+        from tournaments import wake
         from tournaments.bots import lookalikes
         from tournaments.config import served  # noqa: F401  (served: its check)
         from tournaments.models import Bot, Replay
-        from tournaments.play import replay_store
+        from tournaments.play import dispatch, replay_store, tasks, version_checks  # noqa: F401  (their tasks, by name)
 
+        # The rooms below play wake the dispatcher by a signal (tournaments.wake).
+        wake.work_changed.connect(dispatch.on_work_changed, dispatch_uid="dispatch")
         # Files outside the database go with their rows (matches deleted in any way).
         post_delete.connect(replay_store.forget_files, sender=Replay, dispatch_uid="replay-files")
         # The look of every new user and bot name, for the look-alike check (issue 31).

@@ -1,7 +1,9 @@
 """What the service keeps: bots and their immutable versions, tournaments, matches, ratings.
 
-State changes go through tournaments.play.services (atomic, follow-up work after commit); the
-models only describe the rows and the few facts derived from one row.
+State changes go through the rooms' action modules (bots/bot_actions.py,
+competitions/competition_actions.py, play/lease.py, play/queued_work.py; atomic, follow-up
+work after commit: docs/architecture.md); the models only describe the rows and the few
+facts derived from one row.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ class BotVersion(models.Model):
     #: When its check was sent to the workers (tournaments.play.dispatch); null while it waits
     #: in the database for its owner's turn.
     check_sent_at = models.DateTimeField(null=True, blank=True)
-    #: Whether a rated result of this version was applied (services._rate sets it with
+    #: Whether a rated result of this version was applied (match_rating.rate_match sets it with
     #: the first, ratings_store.mark_rated_versions from the history): the first widens
     #: its bot (skill.new_version), read in one primary-key lookup at any history size.
     ever_rated = models.BooleanField(default=False, db_default=False, editable=False)

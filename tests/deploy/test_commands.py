@@ -19,9 +19,10 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from judge.bots import policies
 from judge.games import GAMES
+from tournaments.competitions import competition_actions
 from tournaments.management.commands import _foreground, _seeds
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Tournament
-from tournaments.play import services
+from tournaments.play import lease
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 
@@ -94,14 +95,14 @@ def test_the_demo_plays_a_round_robin_per_game_and_a_second_run_reuses_it() -> N
 @pytest.mark.django_db(transaction=True)
 def test_run_tournament_finishes_an_interrupted_tournament_playing_each_match_once() -> None:
     entrants = _seeds.current_versions("fifteen35")
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", "fifteen35", entrants, table_size=3, games_per_pairing=1, seed=5
     )
     with _foreground.queue_only():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     # A worker claimed the first match and died: its lease ran out long ago.
     first = Match.objects.get(tournament=tournament, number=0)
-    services.claim_match(first.pk, "dead-worker")
+    lease.claim_match(first.pk, "dead-worker")
     Match.objects.filter(pk=first.pk).update(lease_expires_at=timezone.now())
 
     output = run("run_tournament", str(tournament.pk), "--no-progress")
@@ -154,14 +155,14 @@ def test_an_interrupted_match_goes_back_to_the_queue_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     entrants = _seeds.current_versions("bigtwo")[:2]
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", "bigtwo", entrants, table_size=2, games_per_pairing=1
     )
     with _foreground.queue_only():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
 
     def claim_then_ctrl_c(match_id: int) -> None:
-        services.claim_match(match_id, _foreground.tasks.worker_name(None))
+        lease.claim_match(match_id, _foreground.tasks.worker_name(None))
         raise KeyboardInterrupt
 
     claim_then_ctrl_c.apply_async = _foreground.tasks.play_match.apply_async  # type: ignore[attr-defined]

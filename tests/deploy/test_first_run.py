@@ -173,11 +173,11 @@ def test_run_tournament_plays_a_draft_to_the_end_on_sqlite(tmp_path: Path) -> No
     manage(env, "migrate", "-v", "0")
     manage(env, "load_seeds", "--game", "fifteen35")
     draft = (
-        "from tournaments.play import services\n"
+        "from tournaments.competitions import competition_actions\n"
         "from tournaments.management.commands import _seeds\n"
         "entrants = _seeds.current_versions('fifteen35')\n"
-        "t = services.create_tournament(None, 'cup', 'fifteen35', entrants, table_size=3,"
-        " games_per_pairing=1)\n"
+        "t = competition_actions.create_tournament(None, 'cup', 'fifteen35', entrants,"
+        " table_size=3, games_per_pairing=1)\n"
         "print(t.pk, t.status)\n"
     )
     assert manage(env, "shell", "-c", draft).splitlines()[-1] == "1 draft"

@@ -21,9 +21,9 @@ from django.db import connection, transaction
 from sandbox import docker_backend
 from tests.deploy.test_image import IMAGE, image  # noqa: F401  (the fixture that builds it)
 from tests.tournaments.conftest import REDIS_URL, sending_tasks_to, wait_for
+from tournaments.competitions import competition_actions
 from tournaments.management.commands import _seeds
 from tournaments.models import Match, Tournament
-from tournaments.play import services
 
 pytestmark = pytest.mark.docker
 #: This run's own Redis database (JUDGE_TEST_REDIS_URL): with a fixed one, two test runs on
@@ -73,11 +73,11 @@ def logs(container: str) -> str:
 
 def test_a_worker_container_plays_a_round_robin_in_sibling_bot_containers(worker: str) -> None:
     entrants = _seeds.current_versions("bigtwo")
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "compose worker", "bigtwo", entrants, table_size=2, games_per_pairing=1, seed=4
     )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
 
     def finished() -> bool:
         tournament.refresh_from_db()

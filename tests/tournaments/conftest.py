@@ -22,9 +22,10 @@ import redis
 from django.db import connection
 from pytest_django.fixtures import Settings as SettingsWrapper
 
+from tournaments.bots import bot_actions
 from tournaments.config.celery import app as celery_app
 from tournaments.models import Bot, BotVersion, bundle_code
-from tournaments.play import dispatch, services
+from tournaments.play import dispatch
 
 REDIS_URL = os.environ.get("JUDGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +60,7 @@ def uploaded(game: str, name: str, source: str) -> BotVersion:
     """An accepted version of a bot whose main.py is ``source``."""
     bot = Bot.objects.create(owner=None, game=game, name=name)
     code, digest = bundle_code({"main.py": source.encode()})
-    return services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    return bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
 
 
 def first_legal(game: str, name: str, delay: float = 0.0) -> BotVersion:

@@ -15,10 +15,10 @@ from rest_framework.test import APIClient
 from judge.bots import house_policy
 from judge.players import PolicyChannel
 from judge.referee import BotInfo, MatchSpec, play_match
-from tournaments.bots import names
+from tournaments.bots import bot_actions, names
 from tournaments.bots.uploads import UploadError, check_python
 from tournaments.models import Bot, BotVersion, Match, Seat, bundle_code
-from tournaments.play import replay_store, services
+from tournaments.play import replay_store
 from tournaments.web.replays import ReplayError, requested_frames
 
 BIG = "9" * 20
@@ -61,7 +61,7 @@ def test_the_frames_view_answers_400_to_hostile_parameters() -> None:
     record = a_record()
     bot = Bot.objects.create(owner=None, game="oceans11", name="house")
     code, digest = bundle_code({"main.py": b"pass\n"})
-    version = services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    version = bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
     match = Match.objects.create(game="oceans11", status=Match.Status.DONE, seed=3)
     replay_store.stored_replay(match.pk, record).save()
     Seat.objects.bulk_create([Seat(match=match, index=i, version=version) for i in range(2)])
@@ -80,7 +80,7 @@ def test_code_the_compiler_cannot_hold_is_a_clear_upload_error(source: str) -> N
 
 
 def test_the_api_refuses_code_the_compiler_cannot_hold(owner: User) -> None:
-    bot = services.create_bot(owner, "bigtwo", "deep")
+    bot = bot_actions.create_bot(owner, "bigtwo", "deep")
     source = ("x = " + "1+" * 300_000 + "1\n").encode()
     upload = {"file": SimpleUploadedFile("bot.py", source[:1_000_000])}
     answer = signed_in(owner).post(f"/api/bots/{bot.pk}/versions/", upload, format="multipart")
@@ -151,9 +151,9 @@ def test_user_names_follow_the_rule_too(db: None) -> None:
 
 
 def test_a_non_ascii_name_downloads_with_filename_star(owner: User) -> None:
-    bot = services.create_bot(owner, "bigtwo", "Ελληνικά")
+    bot = bot_actions.create_bot(owner, "bigtwo", "Ελληνικά")
     code, digest = bundle_code({"main.py": b"pass\n"})
-    version = services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    version = bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
     answer = signed_in(owner).get(f"/api/versions/{version.pk}/code/")
     assert answer.status_code == 200
     header = answer["Content-Disposition"]

@@ -18,12 +18,12 @@ from django.http.multipartparser import MultiPartParser
 from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
+from tournaments.bots import bot_actions
 from tournaments.config.env import SettingError
 from tournaments.guard import boundedjson
 from tournaments.guard.clients import client_address
 from tournaments.guard.requestlimits import CappedMemoryUploadHandler
 from tournaments.models import Bot
-from tournaments.play import services
 
 PASSWORD = "the right long password"
 
@@ -192,7 +192,7 @@ def test_lockout_groups_are_read_as_axes_wants_them(monkeypatch: pytest.MonkeyPa
 def test_web_and_api_uploads_share_one_limit_per_user(settings: Any) -> None:
     with_rate(settings, "uploads", "2/day")
     user = User.objects.create_user("owner", password=PASSWORD)
-    bot = services.create_bot(user, "bigtwo", "mine")
+    bot = bot_actions.create_bot(user, "bigtwo", "mine")
     api = APIClient()
     api.force_authenticate(user)
     url = f"/api/bots/{bot.pk}/versions/"

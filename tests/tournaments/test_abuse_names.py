@@ -11,8 +11,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tournaments.bots import names
-from tournaments.play import services
+from tournaments.bots import bot_actions, names
 
 LOOK_ALIKES = ["ɑlice", "alıce", "ᴀlice", "aIice", "a1ice", "ALICE"]
 
@@ -66,7 +65,7 @@ def test_the_signup_page_refuses_a_look_alike_user_name() -> None:
 def test_a_bot_name_that_looks_like_another_owners_is_refused(name: str) -> None:
     alice = User.objects.create_user("alice", password="a long password 1")
     mallory = User.objects.create_user("mallory", password="a long password 2")
-    services.create_bot(alice, "oceans11", "alicebot")
+    bot_actions.create_bot(alice, "oceans11", "alicebot")
     client = APIClient()
     client.force_authenticate(mallory)
     answer = client.post("/api/bots/", {"game": "oceans11", "name": name}, format="json")

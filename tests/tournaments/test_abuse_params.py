@@ -13,9 +13,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
+from tournaments.bots import bot_actions
 from tournaments.guard import queryparams
 from tournaments.models import BotVersion, Rating, bundle_code
-from tournaments.play import services
 
 TAMPERED = [
     base64.b64encode(text.encode()).decode()
@@ -42,9 +42,9 @@ def owner(db: None) -> User:
 
 
 def accepted(owner: User, name: str) -> BotVersion:
-    bot = services.create_bot(owner, "oceans11", name)
+    bot = bot_actions.create_bot(owner, "oceans11", name)
     code, digest = bundle_code({"main.py": f"# {name}\n".encode()})
-    version = services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    version = bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
     Rating.objects.create(bot=bot, game="oceans11", elo=1500 + version.pk, matches=1)
     return version
 

@@ -25,8 +25,11 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tests.tournaments.test_api_schema import json_schema
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
+from tournaments.errors import ServiceError
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament, bundle_code
-from tournaments.play import replay_store, services
+from tournaments.play import replay_store
 
 CODE_SECRET = "OWNER-CODE-7f3a"
 CHECK_SECRET = "OWNER-CHECK-LOG-51c2"
@@ -55,7 +58,7 @@ class World:
 
 def accepted(bot: Bot, source: str, report: dict[str, Any] | None = None) -> BotVersion:
     code, digest = bundle_code({"main.py": source.encode()})
-    version = services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    version = bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
     BotVersion.objects.filter(pk=version.pk).update(check_report=report or {})
     version.refresh_from_db()
     return version
@@ -79,10 +82,12 @@ def world(db: None) -> World:
     owner = User.objects.create_user("owner", password="owner's long password")
     other = User.objects.create_user("other", password="other's long password")
     staff = User.objects.create_user("staff", password="staff long password", is_staff=True)
-    bot = services.create_bot(owner, "bigtwo", "mine")
+    bot = bot_actions.create_bot(owner, "bigtwo", "mine")
     version = accepted(bot, SOURCE, {"passed": True, "log": CHECK_SECRET})
-    rival = accepted(services.create_bot(other, "bigtwo", "theirs"), "print('hi')\n")
-    tournament = services.create_tournament(owner, "cup", "bigtwo", [version, rival], table_size=2)
+    rival = accepted(bot_actions.create_bot(other, "bigtwo", "theirs"), "print('hi')\n")
+    tournament = competition_actions.create_tournament(
+        owner, "cup", "bigtwo", [version, rival], table_size=2
+    )
     done = played([version, rival], Match.Status.DONE, [LOG_SECRET, "rival's own log"])
     running = played([version, rival], Match.Status.RUNNING, [LOG_SECRET, ""])
     return World(owner, other, bot, version, tournament, done, running, staff)
@@ -261,7 +266,7 @@ def test_staff_may_retire_any_bot_and_cancel_any_tournament(world: World) -> Non
     client = as_person(world, "staff")
     assert client.post(f"/api/bots/{world.bot.pk}/retire/").status_code == 200
     assert Bot.objects.get(pk=world.bot.pk).retired
-    services.start_tournament(world.tournament.pk)
+    competition_actions.start_tournament(world.tournament.pk)
     assert client.post(f"/api/tournaments/{world.tournament.pk}/cancel/").status_code == 200
     # ...but never reads anyone's code.
     assert client.get(f"/api/versions/{world.version.pk}/code/").status_code == 403
@@ -309,7 +314,7 @@ def test_a_retired_bot_takes_no_versions_and_enters_no_tournament(world: World) 
 
 def test_pending_versions_may_not_play_rated_games(world: World) -> None:
     code, digest = bundle_code({"main.py": b"x = 2\n"})
-    pending = services.add_version(world.bot, code, digest)
+    pending = bot_actions.add_version(world.bot, code, digest)
     rival = BotVersion.objects.exclude(bot=world.bot).get()
     client = as_person(world, "owner")
     entry = {"name": "x", "game": "bigtwo", "participants": [pending.pk, rival.pk], "table_size": 2}
@@ -404,7 +409,7 @@ def test_game_options_beyond_their_declared_bounds_are_a_clear_400(world: World)
     fine = client.post("/api/tournaments/", {**entry, "options": {"deals": 20}}, format="json")
     assert fine.status_code == 201, fine.content
     assert fine.json()["options"]["deals"] == 20
-    with pytest.raises(services.ServiceError, match="from 1 to 20, not 21"):
-        services.create_tournament(
+    with pytest.raises(ServiceError, match="from 1 to 20, not 21"):
+        competition_actions.create_tournament(
             None, "y", "bigtwo", [world.version, rival], options={"deals": 21}
         )

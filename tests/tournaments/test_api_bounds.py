@@ -17,8 +17,9 @@ from rest_framework.test import APIClient
 from tests.tournaments.plans import tables_read_whole
 from tests.tournaments.test_api_queries import anchor, make_rows
 from tournaments.api.serializers import MAX_PARTICIPANTS
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.models import BotVersion, Match, Seat, bundle_code
-from tournaments.play import services
 
 #: The tables that grow with play and uploads; a search must never read one whole.
 BIG_TABLES = (
@@ -78,7 +79,7 @@ def test_a_match_is_found_by_its_id_and_by_its_tournaments_name(admin_client: Cl
     by_id = admin_client.get(f"/admin/tournaments/match/?q={match.pk}").content.decode()
     assert f"/admin/tournaments/match/{match.pk}/change/" in by_id
     versions = entrants(User.objects.get(username="admin"), 2)
-    tournament = services.create_tournament(None, "findme", "oceans11", versions)
+    tournament = competition_actions.create_tournament(None, "findme", "oceans11", versions)
     Match.objects.create(game="oceans11", tournament=tournament, number=1)
     by_name = admin_client.get("/admin/tournaments/match/?q=findme").content.decode()
     assert by_name.count('<th class="field-id"') == 1
@@ -87,16 +88,16 @@ def test_a_match_is_found_by_its_id_and_by_its_tournaments_name(admin_client: Cl
 def entrants(owner: User, count: int) -> list[BotVersion]:
     versions = []
     for i in range(count):
-        bot = services.create_bot(owner, "oceans11", f"e{count}x{i}")
+        bot = bot_actions.create_bot(owner, "oceans11", f"e{count}x{i}")
         code, digest = bundle_code({"main.py": f"# {count} {i}\n".encode()})
-        versions.append(services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED))
+        versions.append(bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED))
     return versions
 
 
 def finished_tournament(owner: User, count: int) -> int:
     """A finished round robin of ``count`` entrants, one stored match per pair."""
     versions = entrants(owner, count)
-    tournament = services.create_tournament(owner, f"cup{count}", "oceans11", versions)
+    tournament = competition_actions.create_tournament(owner, f"cup{count}", "oceans11", versions)
     number = 0
     for i, a in enumerate(versions):
         for b in versions[i + 1 :]:

@@ -22,8 +22,9 @@ from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.models import BotVersion, Match, Rating, Seat, bundle_code
-from tournaments.play import services
 
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
 CHECKS = [not_a_server_error, response_schema_conformance]
@@ -55,11 +56,13 @@ def owned(db: None) -> dict[str, Any]:
     owner = User.objects.create_user("fuzzer", password="a long password 1")
     versions = []
     for name in ("fuzzbot", "rival"):
-        bot = services.create_bot(owner, "oceans11", name)
+        bot = bot_actions.create_bot(owner, "oceans11", name)
         code, digest = bundle_code({"main.py": f"# {name}\n".encode()})
-        versions.append(services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED))
+        versions.append(bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED))
         Rating.objects.create(bot=bot, game="oceans11", elo=1500, matches=1)
-    tournament = services.create_tournament(owner, "cup", "oceans11", versions, table_size=2)
+    tournament = competition_actions.create_tournament(
+        owner, "cup", "oceans11", versions, table_size=2
+    )
     match = Match.objects.create(
         game="oceans11",
         status=Match.Status.DONE,

@@ -12,8 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.models import BotVersion, Match, Rating, RatingHistory, Seat, bundle_code
-from tournaments.play import services
 
 LISTS = [
     "/api/bots/",
@@ -33,20 +34,22 @@ LISTS = [
 
 def anchor(owner: User) -> BotVersion:
     """The bot every other one plays against; it also gains a version per row."""
-    bot = services.create_bot(owner, "bigtwo", "anchor")
+    bot = bot_actions.create_bot(owner, "bigtwo", "anchor")
     code, digest = bundle_code({"main.py": b"# anchor\n"})
-    return services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    return bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
 
 
 def make_rows(owner: User, rival: BotVersion, count: int, start: int) -> None:
     """``count`` more of everything: bots, versions, ratings, tournaments, matches, seats."""
     for i in range(start, start + count):
-        bot = services.create_bot(owner, "bigtwo", f"bot{i}")
+        bot = bot_actions.create_bot(owner, "bigtwo", f"bot{i}")
         code, digest = bundle_code({"main.py": f"# {i}\n".encode()})
-        version = services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
-        services.add_version(rival.bot, *bundle_code({"main.py": f"# anchor {i}\n".encode()}))
+        version = bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+        bot_actions.add_version(rival.bot, *bundle_code({"main.py": f"# anchor {i}\n".encode()}))
         Rating.objects.create(bot=bot, game="bigtwo", elo=1500 + i, matches=i)
-        services.create_tournament(owner, f"cup{i}", "bigtwo", [version, rival], table_size=2)
+        competition_actions.create_tournament(
+            owner, f"cup{i}", "bigtwo", [version, rival], table_size=2
+        )
         match = Match.objects.create(
             game="bigtwo",
             status=Match.Status.DONE,

@@ -16,9 +16,10 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from sandbox.local import LocalBackend
 from tests.tournaments.conftest import FIRST_LEGAL, first_legal
 from tests.tournaments.recording import RecordingBackend
-from tournaments.bots import checks
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Tournament
-from tournaments.play import runner, services, tasks
+from tournaments.play import runner, tasks, version_checks
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 
@@ -55,7 +56,7 @@ def test_unpack_refuses_a_broken_zip_as_unreadable_code(name: str, tmp_path: Pat
 def broken_version(code: bytes) -> BotVersion:
     bot = Bot.objects.create(owner=None, game="bigtwo", name="broken")
     digest = hashlib.sha256(code).hexdigest()
-    return services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    return bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -67,11 +68,11 @@ def test_a_match_with_an_unreadable_bot_fails_at_once_and_starts_no_bot(
     recording = RecordingBackend()
     monkeypatch.setattr(tasks, "sandbox_backend", lambda: recording)
     versions = [first_legal("bigtwo", "fine"), broken_version(BROKEN[name])]
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", "bigtwo", versions, table_size=2, games_per_pairing=1, seed=5
     )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     match = Match.objects.get(tournament=tournament)
     assert (match.status, match.attempt) == (Match.Status.FAILED, 1)
     seat = match.seat_versions().index(versions[1])
@@ -87,7 +88,7 @@ def test_the_check_rejects_unreadable_code_before_playing(tmp_path: Path) -> Non
     def no_sandbox() -> LocalBackend:
         raise AssertionError("the check started a bot for code it cannot unpack")
 
-    report = checks.run_check("bigtwo", BROKEN["bad crc"], 1, no_sandbox)
+    report = version_checks.run_check("bigtwo", BROKEN["bad crc"], 1, no_sandbox)
     assert report["passed"] is False and report["verdict"] == "rejected"
     assert "not a readable zip archive" in report["reason"]
     assert "Bad CRC-32" in report["reason"]

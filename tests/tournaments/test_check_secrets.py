@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from tournaments.bots import checks
 from tournaments.models import bundle_code
-from tournaments.play import clocks, runner
+from tournaments.play import clocks, runner, version_checks
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 
@@ -36,7 +35,7 @@ def checked(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any
 
     monkeypatch.setattr(runner, "play", spy)
     code, _ = bundle_code({"main.py": source.encode()})
-    return checks.run_check("bigtwo", code, 1, lambda: runner.make_backend("local")), plans
+    return version_checks.run_check("bigtwo", code, 1, lambda: runner.make_backend("local")), plans
 
 
 def test_checks_of_the_same_version_use_standard_clocks_and_unpredictable_seeds(
@@ -49,13 +48,13 @@ def test_checks_of_the_same_version_use_standard_clocks_and_unpredictable_seeds(
     for plan in first_plans + second_plans:
         assert plan.time_control == clocks.standard_time_control()
         assert [s.name for s in plan.seats].count("candidate") == 1
-    assert clocks.standard_time_control() == checks.CHECK_TIME_CONTROL
+    assert clocks.standard_time_control() == version_checks.CHECK_TIME_CONTROL
 
 
 def test_the_candidate_sits_where_the_draw_says_and_its_fault_is_found_there(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(checks.secrets, "randbelow", lambda n: n - 1)  # the last seat
+    monkeypatch.setattr(version_checks.secrets, "randbelow", lambda n: n - 1)  # the last seat
     report, plans = checked(CRASHES, monkeypatch)
     for plan, match in zip(plans, report["matches"], strict=True):
         assert plan.seats[-1].name == "candidate" and match["seat"] == len(plan.seats) - 1

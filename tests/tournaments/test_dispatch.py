@@ -16,10 +16,12 @@ from rest_framework.test import APIClient
 
 from tests.tournaments.conftest import REDIS_URL, announce_workers, first_legal
 from tournaments.api import actions
-from tournaments.bots.checks import enqueue_check
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.config.celery import app as celery_app
 from tournaments.models import Bot, BotVersion, Match, Tournament, Worker, bundle_code
-from tournaments.play import clocks, dispatch, services
+from tournaments.play import clocks, dispatch, queued_work
+from tournaments.play.version_checks import enqueue_check
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -30,11 +32,11 @@ pytestmark = [
 def round_robin(owner: User, entrants: int, rounds: int = 1) -> Tournament:
     versions = [first_legal("bigtwo", f"{owner.username}-{i}") for i in range(entrants)]
     Bot.objects.filter(versions__in=versions).update(owner=owner)
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         owner, f"{owner.username}'s cup", "bigtwo", versions, table_size=2, rounds=rounds
     )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     return tournament
 
 
@@ -106,10 +108,10 @@ def test_cancel_empties_the_slots_and_resume_fills_them_again(settings: Settings
     tournament = round_robin(user, entrants=4)
     running = in_flight()[0]
     Match.objects.filter(pk=running.pk).update(status=Match.Status.RUNNING, attempt=1)
-    services.cancel_tournament(tournament.pk)
+    competition_actions.cancel_tournament(tournament.pk)
     assert set(tournament.matches.values_list("status", flat=True)) == {Match.Status.CANCELLED}
     assert in_flight() == []
-    services.resume_tournament(tournament.pk)
+    competition_actions.resume_tournament(tournament.pk)
     assert len(in_flight()) == 2
     assert tournament.matches.filter(status=Match.Status.QUEUED).count() == 6
 
@@ -137,9 +139,9 @@ def test_standard_clocks_are_the_referees_defaults() -> None:
 
 def pending_check(owner: User, name: str) -> BotVersion:
     """A new version of a bot of ``owner``'s, waiting for its check."""
-    bot = services.create_bot(owner, "bigtwo", name)
+    bot = bot_actions.create_bot(owner, "bigtwo", name)
     with transaction.atomic():
-        version = services.add_version(bot, *bundle_code({"main.py": name.encode()}))
+        version = bot_actions.add_version(bot, *bundle_code({"main.py": name.encode()}))
         enqueue_check(version.pk)
     return version
 
@@ -230,7 +232,7 @@ def test_retiring_drops_queued_work_and_the_requester_cancels_a_waiting_quick_ma
     check.refresh_from_db()
     assert third.status == Match.Status.CANCELLED
     assert check.status == BotVersion.Status.REJECTED
-    assert check.check_report["reason"] == services.WITHDRAWN
+    assert check.check_report["reason"] == queued_work.WITHDRAWN
 
 
 def test_the_capacity_is_what_live_workers_announce(settings: SettingsWrapper) -> None:

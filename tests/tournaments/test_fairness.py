@@ -18,8 +18,9 @@ from tests.tournaments.conftest import Workers, first_legal, wait_for
 from tests.tournaments.test_worker import containers_of, ready
 from tournaments.api import actions
 from tournaments.bots.uploads import Bundle
+from tournaments.competitions import competition_actions
 from tournaments.models import Bot, BotVersion, Match, Tournament, bundle_code
-from tournaments.play import dispatch, services
+from tournaments.play import dispatch
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 GAME = "bigtwo"
@@ -28,14 +29,14 @@ GAME = "bigtwo"
 def round_robin(owner: User, entrants: int, rounds: int = 1, delay: float = 0.0) -> Tournament:
     versions = [first_legal(GAME, f"{owner.username}-{i}", delay) for i in range(entrants)]
     Bot.objects.filter(versions__in=versions).update(owner=owner)
-    return services.create_tournament(
+    return competition_actions.create_tournament(
         owner, f"{owner.username}'s cup", GAME, versions, table_size=2, rounds=rounds
     )
 
 
 def start(tournament: Tournament) -> None:
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
 
 
 def over(tournament: Tournament) -> bool:
@@ -92,7 +93,7 @@ def test_a_flood_does_not_hold_up_another_users_check_or_small_tournament(
         300,
         "the check's verdict",
     )
-    services.cancel_tournament(flood.pk)
+    competition_actions.cancel_tournament(flood.pk)
 
 
 def running(of: Tournament) -> int:
@@ -171,7 +172,7 @@ def test_cancel_stops_a_running_match_and_removes_its_containers(workers: Worker
     start(tournament)
     match = Match.objects.get(tournament=tournament)
     wait_for(lambda: containers_of(match) != [], 120, "the match's bots to start")
-    services.cancel_tournament(tournament.pk)
+    competition_actions.cancel_tournament(tournament.pk)
     wait_for(lambda: containers_of(match) == [], 120, "the cancelled match's bots to go")
 
     def stopped() -> bool:

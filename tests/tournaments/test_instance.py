@@ -17,8 +17,9 @@ from sandbox import docker_backend
 from sandbox.limits import Limits
 from tests.tournaments.conftest import first_legal
 from tests.tournaments.recording import RecordingBackend
+from tournaments.competitions import competition_actions
 from tournaments.models import Match
-from tournaments.play import services, tasks
+from tournaments.play import tasks
 from tournaments.play.instance import derived_instance, judge_instance
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
@@ -72,11 +73,11 @@ def test_a_played_match_labels_its_bots_with_the_instance(
     recording = RecordingBackend()
     monkeypatch.setattr(tasks, "sandbox_backend", lambda: recording)
     versions = [first_legal("bigtwo", "one"), first_legal("bigtwo", "two")]
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", "bigtwo", versions, table_size=2, games_per_pairing=1, seed=3, rated=False
     )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     match = Match.objects.get(tournament=tournament)
     assert match.status == Match.Status.DONE
     assert set(recording.labels) == {

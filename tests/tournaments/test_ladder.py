@@ -14,9 +14,10 @@ from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import first_legal
-from tournaments.competitions import ladder, matchmaking
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions, ladder, matchmaking
 from tournaments.models import Bot, BotVersion, Match, Rating, Seat, bundle_code
-from tournaments.play import dispatch, services
+from tournaments.play import dispatch
 
 Player = matchmaking.Player[str]
 
@@ -74,7 +75,7 @@ def test_the_deviation_is_the_ratings_own_and_a_new_version_counts_its_own_match
 
 def upload(bot: Bot, text: str, status: str = BotVersion.Status.ACCEPTED) -> BotVersion:
     code, digest = bundle_code({"main.py": text.encode()})
-    return services.add_version(bot, code, digest, status)
+    return bot_actions.add_version(bot, code, digest, status)
 
 
 def one_queued_ladder_match(settings: SettingsWrapper) -> Match:
@@ -125,9 +126,11 @@ def test_the_ladder_takes_only_slots_no_waiting_tournament_match_wants(
     assert first.seats.count() == 2 and first.tournament_id is None
     assert dispatch.dispatch() == [], "the ladder's budget is spent"
 
-    tournament = services.create_tournament(None, "cup", "oceans11", versions[:3], seed=1)
+    tournament = competition_actions.create_tournament(
+        None, "cup", "oceans11", versions[:3], seed=1
+    )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)  # 3 matches; 1 slot free
+        competition_actions.start_tournament(tournament.pk)  # 3 matches; 1 slot free
     assert Match.objects.filter(tournament=tournament, sent_at__isnull=False).count() == 1
     # The ladder's match ends: its slot goes to the waiting tournament match, not the ladder.
     sent = finish(first)

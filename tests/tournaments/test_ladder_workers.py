@@ -14,10 +14,10 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import FIRST_LEGAL, Workers, first_legal, wait_for
 from tournaments.api import actions
+from tournaments.bots import bot_actions
 from tournaments.bots.uploads import read_upload
-from tournaments.competitions import ladder
+from tournaments.competitions import competition_actions, ladder
 from tournaments.models import Bot, BotVersion, Match, Rating, Tournament
-from tournaments.play import services
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 GAME = "oceans11"
@@ -67,7 +67,7 @@ def test_a_new_upload_gets_rated_ladder_matches_without_anyone_asking(
 ) -> None:
     ladder_on(workers, settings, slots=1, tournament_slots=1)
     first_legal(GAME, "resident")
-    services.house_version(GAME, "random")
+    bot_actions.house_version(GAME, "random")
     workers.start_with_reaper("solo")
     wait_for(lambda: len(done_ladder_matches()) >= 1, 120, "the ladder's first match")
 
@@ -137,9 +137,9 @@ def test_the_ladder_never_runs_more_than_its_budget_nor_takes_a_waiting_tourname
     workers.start("two")
     wait_for(lambda: len(done_ladder_matches()) >= 2, 180, "two oceans11 ladder matches")
 
-    tournament = services.create_tournament(None, "cup", GAME, versions[:3], seed=3)
+    tournament = competition_actions.create_tournament(None, "cup", GAME, versions[:3], seed=3)
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
 
     def finished() -> bool:
         tournament.refresh_from_db()
@@ -166,14 +166,14 @@ def test_pausing_a_game_stops_its_ladder_while_another_game_plays_on(
         first_legal("bigtwo", name)
     workers.start_with_reaper("solo")
     wait_for(lambda: len(done_ladder_matches()) >= 1, 180, "an oceans11 ladder match")
-    services.pause_ladder(GAME)
+    competition_actions.pause_ladder(GAME)
     cutoff = after_a_ladder_match_ends_in("bigtwo")
     wait_for(lambda: len(made_after(cutoff, "bigtwo")) >= 2, 180, "two bigtwo matches after")
     made = ladder.ladder_matches().filter(game=GAME, created_at__gt=cutoff)
     assert not made.exists(), describe(list(made))
     assert not ladder.ladder_matches().filter(game=GAME, status=Match.Status.QUEUED).exists()
 
-    services.pause_ladder(GAME, paused=False)
+    competition_actions.pause_ladder(GAME, paused=False)
     resumed_at = timezone.now()
     wait_for(
         lambda: any(m.created_at > resumed_at for m in done_ladder_matches()),

@@ -1,5 +1,5 @@
 """Issue 32, item 1: recording a result costs the same at any history size. Every SQL
-statement services.finish_match runs for a rated result (the match, its seats, the
+statement lease.finish_match runs for a rated result (the match, its seats, the
 ratings, their history and records, the version's "first rated" flag) is planned by
 PostgreSQL on an index with a bound: none reads a table that grows with play whole.
 
@@ -28,7 +28,7 @@ from tournaments.models import (
     RatingRecord,
     Seat,
 )
-from tournaments.play import services
+from tournaments.play import lease
 from tournaments.rating import recompute
 
 pytestmark = pytest.mark.django_db
@@ -121,7 +121,7 @@ def test_every_statement_of_recording_a_result_is_on_an_index() -> None:
     match = running_match([versions[0], versions[3]])
     outcome = {"scores": [1, 0], "places": [1, 2], "games": [], "logs": ["", ""]}
     with CaptureQueriesContext(connection) as captured:
-        assert services.finish_match(match.pk, 1, outcome)
+        assert lease.finish_match(match.pk, 1, outcome)
     statements = [q["sql"] for q in captured.captured_queries if planned(q["sql"])]
     assert len(statements) >= 10  # the match, seats, ratings, flags, history, records
     scans = {sql[:300]: found for sql in statements if (found := whole_reads(sql))}
@@ -165,7 +165,7 @@ def test_recompute_reports_a_flag_the_history_does_not_have_and_write_restores_i
     )
     outcome = {"scores": [1, 0], "places": [1, 2], "games": [], "logs": ["", ""]}
     for pair in ([a1, b1], [a2, b1]):
-        assert services.finish_match(running_match(pair).pk, 1, outcome)
+        assert lease.finish_match(running_match(pair).pk, 1, outcome)
     assert flagged() == {a1.pk, a2.pk, b1.pk}
     report = recompute.recompute()
     assert (report.differences, report.flag_differences) == ({}, set())

@@ -19,7 +19,10 @@ from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import CRASHER, FIRST_LEGAL, first_legal, uploaded
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.competitions.standings import tournament_table
+from tournaments.errors import ServiceError
 from tournaments.models import (
     BotVersion,
     Match,
@@ -30,7 +33,7 @@ from tournaments.models import (
     Tournament,
     bundle_code,
 )
-from tournaments.play import replay_store, services, tasks
+from tournaments.play import lease, replay_store, tasks
 from tournaments.rating import global_rating
 from tournaments.rating.recompute import recompute
 from tournaments.rating.tournament_fit import START_ELO
@@ -45,8 +48,8 @@ pytestmark = [
 
 def small_round_robin(entrants: int = 3, **fields: object) -> Tournament:
     versions = [first_legal("bigtwo", f"bot{i}") for i in range(entrants - 1)]
-    versions.append(services.house_version("bigtwo", "random"))
-    return services.create_tournament(
+    versions.append(bot_actions.house_version("bigtwo", "random"))
+    return competition_actions.create_tournament(
         None, "cup", "bigtwo", versions, table_size=2, games_per_pairing=1, seed=4, **fields
     )
 
@@ -54,7 +57,7 @@ def small_round_robin(entrants: int = 3, **fields: object) -> Tournament:
 def test_starting_a_tournament_plays_every_match_after_commit() -> None:
     tournament = small_round_robin(rated=False)
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
         assert Match.objects.filter(status=Match.Status.QUEUED).count() == 3
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
@@ -69,7 +72,7 @@ def test_starting_a_tournament_plays_every_match_after_commit() -> None:
 def test_a_rolled_back_start_queues_nothing() -> None:
     tournament = small_round_robin()
     with pytest.raises(RuntimeError), transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
         raise RuntimeError("the request failed after starting")
     assert Match.objects.count() == 0
 
@@ -77,27 +80,27 @@ def test_a_rolled_back_start_queues_nothing() -> None:
 def test_only_one_of_two_claims_wins_and_only_its_attempt_may_store() -> None:
     tournament = small_round_robin()
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
         Match.objects.update(status=Match.Status.CANCELLED)  # keep them from playing
     match = Match.objects.first()
     assert match is not None
     Match.objects.filter(pk=match.pk).update(status=Match.Status.QUEUED)
-    assert services.claim_match(match.pk, "first") == 1
-    assert services.claim_match(match.pk, "second") is None
+    assert lease.claim_match(match.pk, "first") == 1
+    assert lease.claim_match(match.pk, "second") is None
     Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now())
-    assert services.claim_match(match.pk, "third") == 2
+    assert lease.claim_match(match.pk, "third") == 2
     outcome = {"scores": [1, -1], "places": [1, 2], "games": [], "logs": ["", ""]}
-    assert not services.finish_match(match.pk, 1, outcome)
-    assert not services.renew_lease(match.pk, 1)
-    assert services.finish_match(match.pk, 2, outcome)
-    assert not services.finish_match(match.pk, 2, outcome)
+    assert not lease.finish_match(match.pk, 1, outcome)
+    assert not lease.renew_lease(match.pk, 1)
+    assert lease.finish_match(match.pk, 2, outcome)
+    assert not lease.finish_match(match.pk, 2, outcome)
     assert RatingHistory.objects.filter(match=match).count() == 2
 
 
 def test_a_task_delivered_again_for_a_finished_match_changes_nothing() -> None:
     tournament = small_round_robin()
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     match = Match.objects.first()
     assert match is not None
     before = (match.result, match.attempt, match.finished_at, Replay.objects.count())
@@ -111,11 +114,11 @@ def test_a_task_delivered_again_for_a_finished_match_changes_nothing() -> None:
 def test_a_crashing_bot_is_a_fault_in_the_result_and_is_not_retried() -> None:
     crasher = uploaded("bigtwo", "crasher", CRASHER)
     steady = first_legal("bigtwo", "steady")
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", "bigtwo", [crasher, steady], table_size=2, games_per_pairing=2
     )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     match = Match.objects.get()
     assert (match.status, match.attempt) == (Match.Status.DONE, 1)
     seat = [s.version_id for s in match.seats.all()].index(crasher.pk)
@@ -161,7 +164,7 @@ def test_an_unreachable_engine_ends_the_match_at_once_naming_the_cause(
 
 def cup_of_two() -> Tournament:
     """A started two-player Big Two tournament of one match (tasks run eagerly)."""
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None,
         "cup",
         "bigtwo",
@@ -169,7 +172,7 @@ def cup_of_two() -> Tournament:
         table_size=2,
     )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     return tournament
 
 
@@ -177,7 +180,7 @@ def test_a_database_outage_while_storing_is_retried_and_stored_once(
     settings: SettingsWrapper, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings.MATCH_LEASE_SECONDS = 0.3
-    real_finish = services.finish_match
+    real_finish = lease.finish_match
     outages = []
 
     def finish_once_the_database_is_back(*args: Any, **kwargs: Any) -> bool:
@@ -186,14 +189,14 @@ def test_a_database_outage_while_storing_is_retried_and_stored_once(
             raise OperationalError("server closed the connection unexpectedly")
         return real_finish(*args, **kwargs)
 
-    monkeypatch.setattr(services, "finish_match", finish_once_the_database_is_back)
+    monkeypatch.setattr(lease, "finish_match", finish_once_the_database_is_back)
     tournament = small_round_robin(entrants=2)
     with pytest.raises(Retry), transaction.atomic():  # in-process, the retry shows
-        services.start_tournament(tournament.pk)  # plays; storing fails; retried at once
+        competition_actions.start_tournament(tournament.pk)  # plays; storing fails; retried at once
     match = Match.objects.get()
     assert (match.status, match.attempt, match.result) == (Match.Status.RUNNING, 1, None)
     time.sleep(0.4)  # the lease of the failed attempt runs out
-    assert services.reap_matches()["requeued"] == 1
+    assert lease.reap_matches()["requeued"] == 1
     match.refresh_from_db()
     assert (match.status, match.attempt) == (Match.Status.DONE, 2)
     assert RatingHistory.objects.filter(match=match).count() == 2
@@ -205,21 +208,21 @@ def test_the_reaper_requeues_an_expired_lease_and_gives_up_after_the_last_attemp
     settings.MATCH_MAX_ATTEMPTS = 2
     tournament = small_round_robin(entrants=2)
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
         Match.objects.update(status=Match.Status.CANCELLED)
     match = Match.objects.get()
     past = timezone.now() - dt.timedelta(seconds=1)
     Match.objects.filter(pk=match.pk).update(
         status=Match.Status.RUNNING, attempt=1, lease_expires_at=past, worker="gone:1"
     )
-    assert services.reap_matches()["requeued"] == 1  # requeued and played at once
+    assert lease.reap_matches()["requeued"] == 1  # requeued and played at once
     match.refresh_from_db()
     assert (match.status, match.attempt) == (Match.Status.DONE, 2)
     assert "worker gone:1 lost" in match.failure
     Match.objects.filter(pk=match.pk).update(
         status=Match.Status.RUNNING, lease_expires_at=past, result=None
     )
-    assert services.reap_matches()["failed"] == 1
+    assert lease.reap_matches()["failed"] == 1
     match.refresh_from_db()
     assert match.status == Match.Status.FAILED and "gave up after 2 attempts" in match.failure
 
@@ -229,7 +232,7 @@ def test_the_reaper_resends_queued_matches_only_when_no_worker_takes_any(
 ) -> None:
     tournament = small_round_robin(entrants=3)
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
         Match.objects.update(status=Match.Status.CANCELLED)  # lost: never played
     long_ago = timezone.now() - dt.timedelta(seconds=settings.MATCH_REQUEUE_AFTER_SECONDS + 1)
     # Sent to the broker long ago (the dispatcher gave them slots) and never claimed.
@@ -237,19 +240,19 @@ def test_the_reaper_resends_queued_matches_only_when_no_worker_takes_any(
     busy = Match.objects.first()
     assert busy is not None
     Match.objects.filter(pk=busy.pk).update(status=Match.Status.RUNNING, started_at=timezone.now())
-    assert services.reap_matches()["resent"] == 0
+    assert lease.reap_matches()["resent"] == 0
     Match.objects.filter(pk=busy.pk).update(status=Match.Status.QUEUED, started_at=long_ago)
-    assert services.reap_matches()["resent"] == 3
+    assert lease.reap_matches()["resent"] == 3
     assert set(Match.objects.values_list("status", "attempt")) == {(Match.Status.DONE, 1)}
 
 
 def test_cancel_stops_the_queue_and_resume_finishes_it(settings: SettingsWrapper) -> None:
     tournament = small_round_robin(entrants=4)
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
-        services.cancel_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
+        competition_actions.cancel_tournament(tournament.pk)
     assert Match.objects.filter(status=Match.Status.CANCELLED).count() == 6
-    services.resume_tournament(tournament.pk)
+    competition_actions.resume_tournament(tournament.pk)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     assert Match.objects.filter(status=Match.Status.DONE).count() == 6
@@ -258,7 +261,7 @@ def test_cancel_stops_the_queue_and_resume_finishes_it(settings: SettingsWrapper
 def test_recomputed_ratings_equal_the_incremental_ones() -> None:
     tournament = small_round_robin(entrants=5, rounds=2)
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     assert Match.objects.filter(status=Match.Status.DONE).count() == 20
     report = recompute()
     assert report.matches == 20 and report.differences == {}
@@ -284,19 +287,19 @@ def test_recomputed_ratings_equal_the_incremental_ones() -> None:
 
 
 def test_it_refuses_a_table_larger_than_the_entrants() -> None:
-    with pytest.raises(services.ServiceError, match="at least 4 different"):
-        services.create_tournament(
+    with pytest.raises(ServiceError, match="at least 4 different"):
+        competition_actions.create_tournament(
             None, "cup", "bigtwo", [first_legal("bigtwo", "a"), first_legal("bigtwo", "b")]
         )
 
 
 def test_the_global_rating_moves_once_per_unit_in_the_results_transaction() -> None:
-    versions = [first_legal("bigtwo", "one"), services.house_version("bigtwo", "random")]
-    tournament = services.create_tournament(
+    versions = [first_legal("bigtwo", "one"), bot_actions.house_version("bigtwo", "random")]
+    tournament = competition_actions.create_tournament(
         None, "cup", "bigtwo", versions, table_size=2, games_per_pairing=3, seed=4
     )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     match = Match.objects.get()
     bots = [seat.version.bot_id for seat in match.seats.order_by("index")]
     expected = global_rating.replay([placings(bots, match.units)])
@@ -319,16 +322,16 @@ def test_the_global_rating_moves_once_per_unit_in_the_results_transaction() -> N
 
 def test_a_new_version_widens_its_bot_once_and_recompute_does_the_same() -> None:
     first = first_legal("bigtwo", "improver")
-    house = services.house_version("bigtwo", "random")
+    house = bot_actions.house_version("bigtwo", "random")
     code, digest = bundle_code({"main.py": (FIRST_LEGAL % {"delay": 0.0} + "# v2\n").encode()})
-    second = services.add_version(first.bot, code, digest, BotVersion.Status.ACCEPTED)
+    second = bot_actions.add_version(first.bot, code, digest, BotVersion.Status.ACCEPTED)
     states: dict[int, global_rating.Skill] = {}
     for number, version in enumerate([first, second, second]):
-        tournament = services.create_tournament(
+        tournament = competition_actions.create_tournament(
             None, f"cup {number}", "bigtwo", [version, house], table_size=2, games_per_pairing=3
         )
         with transaction.atomic():
-            services.start_tournament(tournament.pk)
+            competition_actions.start_tournament(tournament.pk)
         match = Match.objects.get(tournament=tournament)
         bots = [seat.version.bot_id for seat in match.seats.order_by("index")]
         # Only the second tournament seats a version never rated before (the improver's

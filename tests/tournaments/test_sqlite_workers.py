@@ -21,13 +21,13 @@ from tests.tournaments.conftest import REDIS_URL, Workers, wait_for
 
 CREATE = """
 from django.db import transaction
-from tournaments.play import services
+from tournaments.competitions import competition_actions
 from tournaments.management.commands import _seeds
 entrants = _seeds.current_versions("fifteen35")
-t = services.create_tournament(None, "cup", "fifteen35", entrants, table_size=3,
+t = competition_actions.create_tournament(None, "cup", "fifteen35", entrants, table_size=3,
                                games_per_pairing=1, rounds=4, seed=5)
 with transaction.atomic():
-    services.start_tournament(t.pk)
+    competition_actions.start_tournament(t.pk)
 t.refresh_from_db()
 print(t.pk, t.matches_total)
 """

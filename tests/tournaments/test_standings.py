@@ -16,9 +16,9 @@ import pytest
 from judge.engine import Result
 from judge.referee import MatchSpec, rotations, schedule
 from tests.tournaments.conftest import first_legal
+from tournaments.competitions import competition_actions
 from tournaments.competitions.standings import tournament_table
 from tournaments.models import BotVersion, Match, Seat, Tournament
-from tournaments.play import services
 from tournaments.rating import tournament_fit
 from tournaments.rating.units import encode, fill_missing, match_units, placings
 
@@ -51,7 +51,7 @@ def duplicate_games(pair: tuple[BotVersion, BotVersion], strong: BotVersion) -> 
 
 def finished_duplicate_round_robin(*, with_deal_numbers: bool) -> tuple[Tournament, list[Any]]:
     versions = [first_legal("bigtwo", name) for name in ("strong", "plain", "other")]
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", "bigtwo", versions, table_size=2, games_per_pairing=DEALS, duplicate=True
     )
     every_game = []

@@ -19,9 +19,9 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from tournaments.bots import bot_actions
 from tournaments.bots.uploads import Limits, UploadError, UploadTooLarge, read_upload
 from tournaments.models import Bot, BotVersion
-from tournaments.play import services
 
 LIMITS = Limits(upload_bytes=1 << 20, entries=50, unpacked_bytes=4 << 20)
 MAIN = b"import botkit\nbotkit.run(lambda observation, legal: 0)\n"
@@ -155,7 +155,7 @@ def owner_bot(db: None) -> tuple[APIClient, Bot]:
     user = User.objects.create_user("owner", password="a long password")
     client = APIClient()
     client.force_authenticate(user)
-    return client, services.create_bot(user, "bigtwo", "mine")
+    return client, bot_actions.create_bot(user, "bigtwo", "mine")
 
 
 def upload(client: APIClient, bot: Bot, filename: str, data: bytes) -> Any:
@@ -193,7 +193,7 @@ def test_an_upload_over_the_limit_is_refused_with_413(owner_bot: tuple[APIClient
 def test_a_bot_that_crashes_at_start_is_rejected_with_its_traceback_for_its_owner() -> None:
     user = User.objects.create_user("owner", password="a long password")
     other = User.objects.create_user("other", password="a long password")
-    bot = services.create_bot(user, "bigtwo", "crasher")
+    bot = bot_actions.create_bot(user, "bigtwo", "crasher")
     client = APIClient()
     client.force_authenticate(user)
     source = b"import sys\n\ndef start():\n    raise RuntimeError('no cards today')\n\nstart()\n"

@@ -16,10 +16,10 @@ from rest_framework.test import APIClient
 
 from judge.games import GAMES, game_class
 from tournaments.api import actions
-from tournaments.bots import checks
+from tournaments.bots import bot_actions
 from tournaments.bots.uploads import read_upload
 from tournaments.models import BotVersion, Match, bundle_code
-from tournaments.play import runner, services
+from tournaments.play import runner, version_checks
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 
@@ -45,7 +45,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def check(game: str, source: str) -> dict[str, Any]:
     code, _ = bundle_code({"main.py": source.encode()})
-    return checks.run_check(game, code, 1, lambda: runner.make_backend("local"))
+    return version_checks.run_check(game, code, 1, lambda: runner.make_backend("local"))
 
 
 def misbehaving(move: int, then: str, at_end: str = "break") -> str:
@@ -55,9 +55,9 @@ def misbehaving(move: int, then: str, at_end: str = "break") -> str:
 @pytest.fixture(autouse=True)
 def short_clocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        checks, "CHECK_TIME_CONTROL", {"startup_s": 5, "move_s": 0.3, "bank_s": 0.2}
+        version_checks, "CHECK_TIME_CONTROL", {"startup_s": 5, "move_s": 0.3, "bank_s": 0.2}
     )
-    monkeypatch.setattr(checks, "EXIT_GRACE_S", 0.5)
+    monkeypatch.setattr(version_checks, "EXIT_GRACE_S", 0.5)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -65,7 +65,7 @@ def test_a_good_bot_passes_at_every_table_size(game: str) -> None:
     report = check(game, GOOD)
     assert report["passed"] and report["verdict"] == "accepted", report["problems"]
     standard = [m["players"] for m in report["matches"] if m["variant"] == "standard"]
-    assert standard == list(checks.table_sizes(game))
+    assert standard == list(version_checks.table_sizes(game))
     variants = {m["variant"] for m in report["matches"]}
     assert variants == set(game_class(game).variants)
     assert [probe["problem"] for probe in report["probes"]] == [""]
@@ -149,7 +149,7 @@ def test_an_upload_is_checked_and_then_plays_a_quick_match(settings: Any) -> Non
     assert client.get(f"/api/matches/{match.pk}/replay/").status_code == 200
     refused = client.post("/api/matches/quick/", {"version": version.pk}, format="json")
     assert refused.status_code == 403  # a quick match is for one's own versions
-    assert services.house_version("bigtwo", "random").status == BotVersion.Status.ACCEPTED
+    assert bot_actions.house_version("bigtwo", "random").status == BotVersion.Status.ACCEPTED
 
 
 @pytest.mark.docker
@@ -157,9 +157,9 @@ def test_the_check_runs_the_bot_in_docker_too() -> None:
     """What production does: the candidate in a container, its crash explained the same way."""
     backend = runner.make_backend("docker")
     good, _ = bundle_code({"main.py": GOOD.encode()})
-    assert checks.run_check("bigtwo", good, 1, lambda: backend)["passed"]
+    assert version_checks.run_check("bigtwo", good, 1, lambda: backend)["passed"]
     crash, _ = bundle_code({"main.py": b"raise RuntimeError('no container luck')\n"})
-    report = checks.run_check("bigtwo", crash, 2, lambda: backend)
+    report = version_checks.run_check("bigtwo", crash, 2, lambda: backend)
     assert report["reason"].startswith("crashed (with 2 players, at start-up)")
     assert "RuntimeError: no container luck" in report["reason"]
 
@@ -169,20 +169,20 @@ def test_the_check_runs_the_bot_in_docker_too() -> None:
 def test_a_check_whose_message_was_lost_is_sent_again(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    bot = services.create_bot(None, "bigtwo", "forgotten")
-    old = services.add_version(bot, *bundle_code({"main.py": GOOD.encode()}))
-    other = services.create_bot(User.objects.create(username="busy"), "bigtwo", "running")
-    running = services.add_version(other, *bundle_code({"main.py": GOOD.encode() + b"\n"}))
-    long_ago = timezone.now() - dt.timedelta(seconds=checks.RESEND_AFTER_S + 1)
+    bot = bot_actions.create_bot(None, "bigtwo", "forgotten")
+    old = bot_actions.add_version(bot, *bundle_code({"main.py": GOOD.encode()}))
+    other = bot_actions.create_bot(User.objects.create(username="busy"), "bigtwo", "running")
+    running = bot_actions.add_version(other, *bundle_code({"main.py": GOOD.encode() + b"\n"}))
+    long_ago = timezone.now() - dt.timedelta(seconds=version_checks.RESEND_AFTER_S + 1)
     checking = BotVersion.Status.CHECKING
     BotVersion.objects.filter(pk=old.pk).update(status=checking, check_sent_at=long_ago)
     BotVersion.objects.filter(pk=running.pk).update(status=checking, check_sent_at=timezone.now())
     with django_capture_on_commit_callbacks(execute=True):
-        assert checks.resend_lost_checks() == 1  # tasks run in-process here
+        assert version_checks.resend_lost_checks() == 1  # tasks run in-process here
     old.refresh_from_db()
     running.refresh_from_db()
     assert (old.status, running.status) == (BotVersion.Status.ACCEPTED, checking)
-    assert checks.check_version(old.pk) == "skipped"  # a second delivery changes nothing
+    assert version_checks.check_version(old.pk) == "skipped"  # a second delivery changes nothing
 
 
 @pytest.mark.docker
@@ -190,9 +190,9 @@ def test_the_check_compiles_first_and_shows_the_compilers_errors() -> None:
     backend = runner.make_backend("docker")
     starter = (REPO / "starters" / "cpp" / "main.cpp").read_bytes()
     good, _ = bundle_code({"main.cpp": starter})
-    assert checks.run_check("oceans11", good, 1, lambda: backend)["passed"]
+    assert version_checks.run_check("oceans11", good, 1, lambda: backend)["passed"]
     broken, _ = bundle_code({"main.cpp": b"int main() {\n  return nothing;\n}\n"})
-    report = checks.run_check("oceans11", broken, 2, lambda: backend)
+    report = version_checks.run_check("oceans11", broken, 2, lambda: backend)
     assert not report["passed"] and report["matches"] == []
     assert report["reason"].startswith("the bot does not compile")
     assert "main.cpp:2:" in report["reason"] and "nothing" in report["reason"]
@@ -215,9 +215,9 @@ def test_a_missing_runtime_image_ends_the_check_at_once_naming_the_fix(
                 "scripts/build-runtime-images (scripts/bootstrap does it too)"
             ) from error
 
-    monkeypatch.setattr(checks, "backend_maker", lambda: no_image)
+    monkeypatch.setattr(version_checks, "backend_maker", lambda: no_image)
     owner = User.objects.create(username="author")
-    bot = services.create_bot(owner, "bigtwo", "script")
+    bot = bot_actions.create_bot(owner, "bigtwo", "script")
     source = SimpleUploadedFile("main.py", GOOD.encode())
     with django_capture_on_commit_callbacks(execute=True):
         version, _ = actions.upload_version(bot, read_upload(source.name, source.read()))
@@ -229,7 +229,9 @@ def test_a_missing_runtime_image_ends_the_check_at_once_naming_the_fix(
     assert "not your bot's fault" in report["reason"]
 
     # Once mended, the same code uploaded again is checked again.
-    monkeypatch.setattr(checks, "backend_maker", lambda: lambda: runner.make_backend("local"))
+    monkeypatch.setattr(
+        version_checks, "backend_maker", lambda: lambda: runner.make_backend("local")
+    )
     with django_capture_on_commit_callbacks(execute=True):
         again, new = actions.upload_version(bot, read_upload(source.name, GOOD.encode()))
     again.refresh_from_db()

@@ -15,9 +15,11 @@ from django.test import Client
 from judge.games import replay
 from sandbox import docker_backend
 from tests.tournaments.conftest import FIRST_LEGAL, Workers, first_legal, uploaded, wait_for
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.competitions.standings import tournament_table
 from tournaments.models import Match, Rating, RatingHistory, Tournament
-from tournaments.play import replay_store, services, tasks
+from tournaments.play import replay_store, tasks
 from tournaments.play.instance import judge_instance
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
@@ -48,7 +50,7 @@ def ready(workers: Workers, name: str) -> None:
 
 def start(tournament: Tournament) -> None:
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
 
 
 def finished(tournament: Tournament) -> bool:
@@ -69,9 +71,9 @@ def test_a_worker_plays_every_match_of_a_round_robin_in_docker_and_each_replay_v
     entrants = [
         first_legal("oceans11", "first"),
         first_legal("oceans11", "second", delay=0.001),
-        services.house_version("oceans11", "random"),
+        bot_actions.house_version("oceans11", "random"),
     ]
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", "oceans11", entrants, games_per_pairing=2, seed=1
     )
     workers.env["JUDGE_SANDBOX"] = "docker"
@@ -105,7 +107,7 @@ def test_a_match_whose_worker_is_killed_is_finished_by_another_and_counted_once(
 ) -> None:
     workers.env["JUDGE_SANDBOX"] = "docker"
     entrants = [first_legal(GAME, "slow", delay=0.05), first_legal(GAME, "steady")]
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", GAME, entrants, table_size=2, games_per_pairing=3, seed=2
     )
     doomed = workers.start("doomed")
@@ -139,7 +141,7 @@ def test_a_match_whose_worker_is_killed_is_finished_by_another_and_counted_once(
 
 def test_two_workers_given_the_same_match_twice_play_it_once(workers: Workers) -> None:
     entrants = [first_legal(GAME, "a", delay=0.01), first_legal(GAME, "b")]
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", GAME, entrants, table_size=2, games_per_pairing=2, seed=3
     )
     for name in ("left", "right"):
@@ -189,7 +191,7 @@ def test_a_match_whose_bots_all_time_out_at_start_up_is_voided_replayed_and_rate
         for name in ("starved-a", "starved-b")
     ]
     clocks = {"startup_s": 1.0, "move_s": 1.0, "bank_s": 10.0}  # start-up: 1 s, not 10
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         None, "cup", GAME, entrants, table_size=2, games_per_pairing=1, time_control=clocks
     )
     assert tournament.rated

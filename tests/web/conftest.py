@@ -30,8 +30,9 @@ from django.db import transaction
 from playwright.sync_api import Browser, Page, Response, Route, expect, sync_playwright
 from pytest_django.fixtures import Settings as SettingsWrapper
 
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.models import Bot, BotVersion, Tournament, bundle_code
-from tournaments.play import services
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -106,14 +107,14 @@ def quick_bot(owner: User | None, game: str, name: str, policy: str = "random") 
     """An accepted bot that plays a house policy in-process (fast rows for page tests)."""
     bot = Bot.objects.create(owner=owner, game=game, name=name, house_policy=policy)
     code, digest = bundle_code({"main.py": f"# plays {policy}\n".encode()})
-    return services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    return bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
 
 
 def uploaded_bot(owner: User, game: str, name: str) -> BotVersion:
     """An accepted bot running ``PLAYER`` in the sandbox (it has code and logs to hide)."""
-    bot = services.create_bot(owner, game, name)
+    bot = bot_actions.create_bot(owner, game, name)
     code, digest = bundle_code({"main.py": player_source().encode()})
-    return services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    return bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
 
 
 def played_tournament(
@@ -121,9 +122,11 @@ def played_tournament(
 ) -> Tournament:
     """A round robin of ``entrants``, played to the end in this process."""
     fields = {"games_per_pairing": 1, "duplicate": False, "seed": 11, **fields}
-    tournament = services.create_tournament(owner, f"{game} cup", game, entrants, **fields)
+    tournament = competition_actions.create_tournament(
+        owner, f"{game} cup", game, entrants, **fields
+    )
     with transaction.atomic():
-        services.start_tournament(tournament.pk)
+        competition_actions.start_tournament(tournament.pk)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED, tournament.status
     return tournament

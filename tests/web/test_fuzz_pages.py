@@ -12,8 +12,9 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.models import BotVersion, Match, Rating, Seat, bundle_code
-from tournaments.play import services
 
 #: The parameters the pages read, and a few they do not.
 NAMES = [
@@ -36,11 +37,13 @@ def site(db: None, settings: Any) -> dict[str, Any]:
     owner = User.objects.create_user("fuzzer", password="a long password 1")
     versions = []
     for name in ("fuzzbot", "rival"):
-        bot = services.create_bot(owner, "oceans11", name)
+        bot = bot_actions.create_bot(owner, "oceans11", name)
         code, digest = bundle_code({"main.py": f"# {name}\n".encode()})
-        versions.append(services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED))
+        versions.append(bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED))
         Rating.objects.create(bot=bot, game="oceans11", elo=1500, matches=1)
-    tournament = services.create_tournament(owner, "cup", "oceans11", versions, table_size=2)
+    tournament = competition_actions.create_tournament(
+        owner, "cup", "oceans11", versions, table_size=2
+    )
     match = Match.objects.create(game="oceans11", status=Match.Status.DONE, seed=1)
     Seat.objects.bulk_create(Seat(match=match, index=i, version=v) for i, v in enumerate(versions))
     bot_id, version_id = versions[0].bot_id, versions[0].pk

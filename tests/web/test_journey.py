@@ -10,9 +10,8 @@ from playwright.sync_api import expect
 from rest_framework.authtoken.models import Token
 
 from tests.web.conftest import SECRET_CODE, SECRET_LOG, Visit, player_source
-from tournaments.bots import checks
 from tournaments.models import Match, Tournament
-from tournaments.play import tasks
+from tournaments.play import tasks, version_checks
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -29,7 +28,7 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     monkeypatch.setattr(tasks.play_match, "apply_async", lambda args, **_: queued.append(*args))
     checks_waiting: list[int] = []  # and so do checks
     monkeypatch.setattr(
-        checks.check_version, "apply_async", lambda args, **_: checks_waiting.append(*args)
+        version_checks.check_version, "apply_async", lambda args, **_: checks_waiting.append(*args)
     )
     visit.go("/")
     visit.shot("01-home")
@@ -57,7 +56,7 @@ def test_a_new_user_uploads_a_bot_runs_a_round_robin_and_studies_a_replay(
     page.get_by_role("button", name="Upload").click()
     expect(page.locator("#verdict")).to_have_text("pending")
     visit.shot("04-version-pending")
-    checks.check_version(checks_waiting.pop())  # the page follows without being reloaded
+    version_checks.check_version(checks_waiting.pop())  # the page follows without being reloaded
     expect(page.locator("#verdict")).to_have_text("accepted")
     expect(page.locator(".reason")).to_contain_text("every check passed")
     visit.shot("05-version-checked")

@@ -11,9 +11,9 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.web.conftest import Visit, quick_bot
 from tournaments.api import actions
-from tournaments.competitions import ladder
+from tournaments.competitions import competition_actions, ladder
 from tournaments.models import Match
-from tournaments.play import dispatch, services
+from tournaments.play import dispatch
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,12 +44,12 @@ def test_ladder_bots_are_marked_and_their_pages_list_their_ladder_games(
     expect(games.first.locator("td").first).to_have_text("ladder")
     visit.audit()
 
-    services.pause_ladder("oceans11")
+    competition_actions.pause_ladder("oceans11")
     visit.go("/leaderboard/oceans11/")
     expect(page.locator(".ladder-status")).to_contain_text("paused by the operators")
     expect(page.locator(".badge.ladder")).to_have_count(0)
 
-    services.pause_ladder("oceans11", paused=False)
+    competition_actions.pause_ladder("oceans11", paused=False)
     actions.retire_bot(first.bot)
     visit.go(f"/bots/{first.bot_id}/")
     expect(page.get_by_text("Not on the ladder (retired).")).to_be_visible()

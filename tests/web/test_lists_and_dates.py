@@ -14,8 +14,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from tests.web.conftest import Visit, log_in, make_user, played_tournament, quick_bot
+from tournaments.competitions import competition_actions
 from tournaments.models import Match, Rating, Seat, Tournament
-from tournaments.play import services
 from tournaments.web import board_views, bot_views, tournament_views
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -144,7 +144,7 @@ def tournaments_of_two_people() -> dict[str, Tournament]:
         (bea, "oceans11", Tournament.Status.RUNNING),
         (bea, "fifteen35", Tournament.Status.FINISHED),
     ]:
-        made[game] = services.create_tournament(
+        made[game] = competition_actions.create_tournament(
             owner, f"{owner.username}'s {game} cup", game, entrants[game], table_size=2
         )
         Tournament.objects.filter(pk=made[game].pk).update(status=status, started_at=timezone.now())

@@ -15,9 +15,8 @@ from playwright.sync_api import Route, expect
 
 from tests.tournaments import conftest as service
 from tests.web.conftest import Visit, log_in, make_user
-from tournaments.bots import checks
 from tournaments.models import Match, Tournament
-from tournaments.play import runner
+from tournaments.play import runner, version_checks
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -46,7 +45,7 @@ def test_a_tournament_created_on_the_web_is_played_by_the_workers_and_followed_l
         raise AssertionError("the web process ran a match or a check")
 
     monkeypatch.setattr(runner, "play", not_here)
-    monkeypatch.setattr(checks, "run_check", not_here)
+    monkeypatch.setattr(version_checks, "run_check", not_here)
     workers.env["JUDGE_HOUSE_BOTS"] = "inprocess"
     for name in ("w1", "w2"):
         workers.start(name)

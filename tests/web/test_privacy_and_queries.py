@@ -22,9 +22,10 @@ from tests.web.conftest import (
     quick_bot,
     uploaded_bot,
 )
-from tournaments.bots import checks
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.models import Bot, BotVersion, Match, Tournament
-from tournaments.play import services, tasks
+from tournaments.play import tasks, version_checks
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -56,8 +57,8 @@ def test_only_the_owner_ever_sees_a_bots_code_and_logs() -> None:
     owner, other = make_user("owner"), make_user("other")
     version = uploaded_bot(owner, "oceans11", "secretive")
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.PENDING)
-    assert checks.check_version(version.pk) == BotVersion.Status.ACCEPTED
-    entrants = [version, services.house_version("oceans11", "random")]
+    assert version_checks.check_version(version.pk) == BotVersion.Status.ACCEPTED
+    entrants = [version, bot_actions.house_version("oceans11", "random")]
     tournament = played_tournament(owner, "oceans11", entrants, duplicate=True)
     pages = list(every_page(tournament, version))
     visitor, stranger, author = Client(), Client(), Client()
@@ -125,8 +126,8 @@ def test_a_running_match_shows_no_replay_and_bad_frame_requests_say_why(
     monkeypatch.setattr(tasks.play_match, "apply_async", lambda *_, **__: None)  # none plays
     owner = make_user("owner")
     entrants = [quick_bot(owner, "oceans11", f"o{i}") for i in range(2)]
-    tournament = services.create_tournament(owner, "waiting", "oceans11", entrants)
-    services.start_tournament(tournament.pk)
+    tournament = competition_actions.create_tournament(owner, "waiting", "oceans11", entrants)
+    competition_actions.start_tournament(tournament.pk)
     match = Match.objects.get(tournament=tournament)
     client = Client()
     page = client.get(reverse("web:match", args=[match.pk])).content.decode()
@@ -174,8 +175,8 @@ def test_only_the_tournaments_owner_may_cancel_it(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(tasks.play_match, "apply_async", lambda *_, **__: None)  # none plays
     owner, other = make_user("owner"), make_user("other")
     entrants = [quick_bot(owner, "oceans11", f"o{i}") for i in range(3)]
-    tournament = services.create_tournament(owner, "to cancel", "oceans11", entrants)
-    services.start_tournament(tournament.pk)
+    tournament = competition_actions.create_tournament(owner, "to cancel", "oceans11", entrants)
+    competition_actions.start_tournament(tournament.pk)
     cancel = reverse("web:tournament_cancel", args=[tournament.pk])
     stranger, author = Client(), Client()
     stranger.force_login(other)

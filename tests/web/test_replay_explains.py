@@ -20,8 +20,9 @@ from tests.web.conftest import (
     quick_bot,
     uploaded_bot,
 )
+from tournaments.bots import bot_actions
 from tournaments.models import BotVersion, Match, Replay, bundle_code
-from tournaments.play import replay_store, services
+from tournaments.play import replay_store
 from tournaments.web.replays import frames
 
 pytestmark = [
@@ -194,15 +195,15 @@ for line in sys.stdin:
 
 
 def faulty_bot(owner: Any, game: str, name: str) -> BotVersion:
-    bot = services.create_bot(owner, game, name)
+    bot = bot_actions.create_bot(owner, game, name)
     code, digest = bundle_code({"main.py": FAULTY.encode()})
-    return services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+    return bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
 
 
 def test_a_fault_names_the_bot_counts_from_one_and_links_to_its_step(visit: Visit) -> None:
     owner = make_user("ada")
     version = faulty_bot(owner, "oceans11", "wobbly")
-    house = services.house_version("oceans11", "greedy")
+    house = bot_actions.house_version("oceans11", "greedy")
     tournament = played_tournament(owner, "oceans11", [version, house], games_per_pairing=2)
     match = Match.objects.get(tournament=tournament)
     (fault,) = match.faults
@@ -229,7 +230,7 @@ def test_a_fault_names_the_bot_counts_from_one_and_links_to_its_step(visit: Visi
 def test_the_owners_log_is_cut_by_game_with_each_seat_and_a_link(visit: Visit) -> None:
     owner = make_user("ada")
     version = uploaded_bot(owner, "oceans11", "talker")
-    house = services.house_version("oceans11", "greedy")
+    house = bot_actions.house_version("oceans11", "greedy")
     tournament = played_tournament(owner, "oceans11", [version, house], duplicate=True)
     match = Match.objects.get(tournament=tournament)
     index = match.seats.get(version=version).index

@@ -10,8 +10,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.web.conftest import make_user, played_tournament, quick_bot
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.models import Bot, Match, Rating, RatingHistory
-from tournaments.play import services
 from tournaments.rating import tournament_fit
 from tournaments.rating.recompute import recompute_and_store
 from tournaments.web import bot_views, stats, tournament_views
@@ -84,7 +85,9 @@ def test_web_lists_go_by_key_and_deep_pages_cost_what_the_first_does(
     owner = make_user("owner")
     entrants = [quick_bot(owner, "bigtwo", f"b{i}") for i in range(2)]
     made = [
-        services.create_tournament(owner, f"cup {i}", "bigtwo", entrants, table_size=2).pk
+        competition_actions.create_tournament(
+            owner, f"cup {i}", "bigtwo", entrants, table_size=2
+        ).pk
         for i in range(5)
     ]
     client, seen, costs = Client(), [], set()
@@ -104,8 +107,8 @@ def test_web_lists_go_by_key_and_deep_pages_cost_what_the_first_does(
 
 def test_the_leaderboard_trend_is_each_bots_last_ten_ratings() -> None:
     owner = make_user("owner")
-    long_bot = services.create_bot(owner, "oceans11", "veteran")
-    short_bot = services.create_bot(owner, "oceans11", "newcomer")
+    long_bot = bot_actions.create_bot(owner, "oceans11", "veteran")
+    short_bot = bot_actions.create_bot(owner, "oceans11", "newcomer")
     matches = Match.objects.bulk_create(Match(game="oceans11") for _ in range(25))
     for bot, count, step in ((long_bot, 25, 2.0), (short_bot, 3, -1.5)):
         RatingHistory.objects.bulk_create(

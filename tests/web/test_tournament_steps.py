@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.web.conftest import Visit, log_in, make_user, played_tournament, quick_bot
+from tournaments.bots import bot_actions
 from tournaments.models import BotVersion, Tournament, bundle_code
-from tournaments.play import services
 from tournaments.web.tournament_views import default_name
 
 pytestmark = [
@@ -24,10 +24,10 @@ pytestmark = [
 
 def version(bot_name: str, owner: object, status: str, number: int = 1) -> BotVersion:
     """A version of the user's Big Two bot ``bot_name`` with the given check verdict."""
-    found = services.create_bot(owner, "bigtwo", bot_name) if number == 1 else None  # type: ignore[arg-type]
+    found = bot_actions.create_bot(owner, "bigtwo", bot_name) if number == 1 else None  # type: ignore[arg-type]
     bot = found or BotVersion.objects.get(bot__name=bot_name, number=number - 1).bot
     code, digest = bundle_code({"main.py": f"# {bot_name} v{number}\n".encode()})
-    return services.add_version(bot, code, digest, status)
+    return bot_actions.add_version(bot, code, digest, status)
 
 
 def test_enter_it_in_a_tournament_ticks_the_bot_names_it_and_estimates_the_work(

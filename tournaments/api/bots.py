@@ -25,10 +25,11 @@ from tournaments.api.errors import PayloadTooLarge, over_quota
 from tournaments.api.pagination import Pages
 from tournaments.api.permissions import ChangesBot, ChangesVersion, OwnsVersion, owns_bot
 from tournaments.api.throttles import UploadThrottle
+from tournaments.bots import bot_actions
 from tournaments.bots.uploads import Limits, UploadError, UploadTooLarge, read_upload
+from tournaments.errors import ServiceError
 from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import Bot, BotVersion, RatingHistory
-from tournaments.play import services
 
 
 def version_queryset() -> QuerySet[BotVersion]:
@@ -59,8 +60,8 @@ class BotViewSet(
     def perform_create(self, serializer: BaseSerializer[Bot]) -> None:
         data = serializer.validated_data
         try:
-            bot = services.create_bot(self.request.user, data["game"], data["name"])  # type: ignore[arg-type]
-        except (services.ServiceError, GameError) as error:
+            bot = bot_actions.create_bot(self.request.user, data["game"], data["name"])  # type: ignore[arg-type]
+        except (ServiceError, GameError) as error:
             raise ValidationError({"name": [str(error)]}) from None
         bot.version_count = 0  # type: ignore[attr-defined]
         bot.latest_version = None  # type: ignore[attr-defined]
@@ -152,7 +153,7 @@ class BotViewSet(
             raise PayloadTooLarge(str(error)) from None
         except QuotaExceeded as error:
             raise over_quota(error) from None
-        except (UploadError, services.ServiceError) as error:
+        except (UploadError, ServiceError) as error:
             raise ValidationError({"file": [str(error)]}) from None
         version = version_queryset().get(pk=version.pk)
         data = serializers.VersionDetailSerializer(version, context={"request": request}).data

@@ -22,9 +22,10 @@ from tournaments.api.errors import Conflict, over_quota
 from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.permissions import owns_version
 from tournaments.api.throttles import QuickMatchThrottle
+from tournaments.errors import ServiceError
 from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import BotVersion, Match, Seat
-from tournaments.play import replay_store, services
+from tournaments.play import queued_work, replay_store
 
 #: What a match list shows (serializers.MatchSerializer), and of each seat.
 MATCH_COLUMNS = tuple(f for f in serializers.MatchSerializer.Meta.fields if f != "seats")
@@ -119,7 +120,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
             )
         except QuotaExceeded as error:
             raise over_quota(error) from None
-        except (services.ServiceError, GameError) as error:
+        except (ServiceError, GameError) as error:
             raise ValidationError({"opponents": [str(error)]}) from None
         match = self.get_queryset().get(pk=match.pk)
         return Response(serializers.MatchSerializer(match).data, status=status.HTTP_202_ACCEPTED)
@@ -137,8 +138,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         if match.requested_by_id != request.user.pk and not request.user.is_staff:
             self.permission_denied(request, "only who asked for a quick match may cancel it")
         try:
-            services.cancel_quick_match(match.pk, request.user)  # type: ignore[arg-type]
-        except services.ServiceError as error:
+            queued_work.cancel_quick_match(match.pk, request.user)  # type: ignore[arg-type]
+        except ServiceError as error:
             raise Conflict(str(error)) from None
         match = self.get_queryset().get(pk=match.pk)
         return Response(serializers.MatchSerializer(match).data)

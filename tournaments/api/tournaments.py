@@ -19,10 +19,12 @@ from judge.engine import GameError
 from tournaments.api import filters, serializers
 from tournaments.api.errors import Conflict, over_quota
 from tournaments.api.permissions import ChangesTournament
+from tournaments.competitions import competition_actions
 from tournaments.competitions.standings import tournament_table
+from tournaments.errors import ServiceError
+from tournaments.game_settings import checked_settings
 from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import BotVersion, Tournament
-from tournaments.play import services
 
 
 class TournamentViewSet(
@@ -52,7 +54,7 @@ class TournamentViewSet(
         check_entrants(entrants, rated=data.get("rated", True))
         check_rules(data)
         try:
-            tournament = services.create_tournament(
+            tournament = competition_actions.create_tournament(
                 self.request.user,  # type: ignore[arg-type]
                 data.pop("name"),
                 data.pop("game"),
@@ -60,7 +62,7 @@ class TournamentViewSet(
                 seed=secrets.randbits(62),  # secret until it is over: it fixes every deal
                 **data,
             )
-        except (services.ServiceError, GameError) as error:
+        except (ServiceError, GameError) as error:
             raise ValidationError({"participants": [str(error)]}) from None
         serializer.instance = self.get_queryset().get(pk=tournament.pk)
 
@@ -71,10 +73,10 @@ class TournamentViewSet(
         tournament = self.get_object()
         check_entrants(list(tournament.participants.select_related("bot")), tournament.rated)
         try:
-            services.start_tournament(tournament.pk)
+            competition_actions.start_tournament(tournament.pk)
         except QuotaExceeded as error:
             raise over_quota(error) from None
-        except services.ServiceError as error:
+        except ServiceError as error:
             raise Conflict(str(error)) from None
         return Response(self.get_serializer(self.get_queryset().get(pk=tournament.pk)).data)
 
@@ -84,8 +86,8 @@ class TournamentViewSet(
         """Cancel queued matches; matches being played still finish."""
         tournament = self.get_object()
         try:
-            services.cancel_tournament(tournament.pk)
-        except services.ServiceError as error:
+            competition_actions.cancel_tournament(tournament.pk)
+        except ServiceError as error:
             raise Conflict(str(error)) from None
         return Response(self.get_serializer(self.get_queryset().get(pk=tournament.pk)).data)
 
@@ -157,10 +159,10 @@ def check_entrants(entrants: list[BotVersion], rated: bool) -> None:
 
 def check_rules(data: dict[str, Any]) -> None:
     """The variant, options and table size must be within the game's declared bounds
-    (services.checked_settings, the one validator; its message is the 400's)."""
+    (checked_settings, the one validator; its message is the 400's)."""
     try:
-        services.checked_settings(
+        checked_settings(
             data["game"], data.get("table_size"), data.get("variant"), data.get("options") or {}
         )
-    except services.ServiceError as error:
+    except ServiceError as error:
         raise ValidationError({"options": [str(error)]}) from None

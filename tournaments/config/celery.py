@@ -13,7 +13,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.config.settings")
 
 app = Celery("tournaments")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-# The tasks live in tournaments.play.tasks and tournaments.bots.checks (CELERY_IMPORTS); each
-# keeps the name it had before the service was split into rooms (``name=`` on the task), so
+# The tasks live in tournaments.play.tasks and tournaments.play.version_checks (CELERY_IMPORTS);
+# each keeps the name it had before the service was split into rooms (``name=`` on the task), so
 # a broker's queued messages and the beat schedule still find them.
 app.autodiscover_tasks(["tournaments.play"])

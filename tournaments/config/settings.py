@@ -298,8 +298,8 @@ SPECTACULAR_SETTINGS = {
 BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1 << 20)
 BOT_UPLOAD_MAX_ENTRIES = env_int("BOT_UPLOAD_MAX_ENTRIES", 200)
 BOT_UPLOAD_MAX_UNPACKED_BYTES = env_int("BOT_UPLOAD_MAX_UNPACKED_BYTES", 8 << 20)
-# Workers also run the check of new bot versions (tournaments.bots.checks.check_version).
-CELERY_IMPORTS = ["tournaments.bots.checks"]
+# Workers also run the check of new bot versions (tournaments.play.version_checks.check_version).
+CELERY_IMPORTS = ["tournaments.play.version_checks"]
 CELERY_BEAT_SCHEDULE["resend-lost-checks"] = {
     "task": "tournaments.checks.resend_lost_checks",
     "schedule": 300.0,

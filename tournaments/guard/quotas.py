@@ -19,8 +19,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Min, QuerySet
 from django.utils import timezone
 
+from tournaments.errors import ServiceError
 from tournaments.models import BotVersion, Match, Tournament
-from tournaments.play.services import ServiceError
 
 #: Seconds a client is told to wait when the quota frees as its own matches finish.
 RETRY_WHEN_PLAYED = 60

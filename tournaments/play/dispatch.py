@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Max, Min, Q, QuerySet, Sum
@@ -44,6 +45,11 @@ from django.utils import timezone
 from tournaments.competitions import ladder
 from tournaments.models import BotVersion, Match, Tournament, Worker
 from tournaments.play import clocks
+
+#: The tasks the scheduler sends, by their stable names (tournaments.play.tasks,
+#: tournaments.play.version_checks).
+PLAY_MATCH = "tournaments.tasks.play_match"
+CHECK_VERSION = "tournaments.checks.check_version"
 
 INTERACTIVE = "interactive"
 TOURNAMENTS = "tournaments"
@@ -121,9 +127,7 @@ def languages_missing() -> list[str]:
 
 
 def _eager() -> bool:
-    from tournaments.config.celery import app
-
-    return bool(app.conf.task_always_eager)
+    return bool(current_app.conf.task_always_eager)
 
 
 def batch_limit(processes: int) -> int:
@@ -382,29 +386,25 @@ def fill_tournaments(room: int, busy: dict[Owner, int]) -> list[Match]:
 def send(matches: Iterable[Match], queue: str) -> None:
     """Enqueue ``play_match`` for each match on ``queue`` after commit, each with its
     wall-clock budget as the task's time limits."""
-    from tournaments.play.tasks import play_match  # the tasks module imports this one
-
     jobs = [(match.pk, budget(match)) for match in matches]
     if not jobs:
         return
 
     def send_all() -> None:
         for match_id, seconds in jobs:
-            play_match.apply_async((match_id,), queue=queue, **clocks.time_limits(seconds))
+            _task(PLAY_MATCH).apply_async((match_id,), queue=queue, **clocks.time_limits(seconds))
 
     transaction.on_commit(send_all)
 
 
 def send_checks(version_ids: list[int]) -> None:
     """Enqueue the checks of these versions on the interactive queue after commit."""
-    from tournaments.bots.checks import check_version  # it imports this module
-
     if not version_ids:
         return
 
     def send_all() -> None:
         for version_id in version_ids:
-            check_version.apply_async((version_id,), queue=INTERACTIVE)
+            _task(CHECK_VERSION).apply_async((version_id,), queue=INTERACTIVE)
 
     transaction.on_commit(send_all)
 
@@ -423,3 +423,15 @@ def budget(match: Match) -> int:
 def dispatch_after_commit() -> None:
     """Run ``dispatch`` once the current transaction commits (a process may have freed)."""
     transaction.on_commit(dispatch)
+
+
+def on_work_changed(**_: Any) -> None:
+    """The receiver of tournaments.wake.work_changed (connected in apps.py): the rooms
+    below this one wake the dispatcher through it."""
+    dispatch()
+
+
+def _task(name: str) -> Any:
+    """The registered Celery task ``name`` (apps.py imports the task modules in every
+    process), so the scheduler sends work without importing the modules that run it."""
+    return current_app.tasks[name]

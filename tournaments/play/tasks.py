@@ -34,7 +34,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from judge.engine import GameError
 from sandbox.backend import Backend
 from tournaments.models import Match
-from tournaments.play import clocks, dispatch, live_feed, runner, services
+from tournaments.play import clocks, dispatch, lease, live_feed, runner
 from tournaments.play.human_seat import PERSON_POLICY
 from tournaments.play.instance import judge_instance
 
@@ -67,9 +67,9 @@ class LeaseKeeper(threading.Thread):
                     # Due within half a tick: renew now rather than a whole tick late.
                     if time.monotonic() >= renewal - tick / 2:
                         renewal = time.monotonic() + renew_every
-                        held = services.renew_lease(self.match_id, self.attempt)
+                        held = lease.renew_lease(self.match_id, self.attempt)
                     else:
-                        held = services.holds_match(self.match_id, self.attempt)
+                        held = lease.holds_match(self.match_id, self.attempt)
                 except DatabaseError:
                     log.warning("match %s: could not renew the lease", self.match_id)
                     continue
@@ -140,7 +140,7 @@ def play_match(self: Any, match_id: int) -> str:
     """Play and store match ``match_id`` unless another attempt has it; returns what happened."""
     began = time.perf_counter()
     try:
-        attempt = services.claim_match(match_id, worker_name(self.request.hostname))
+        attempt = lease.claim_match(match_id, worker_name(self.request.hostname))
     except (OperationalError, InterfaceError) as error:
         raise self.retry(exc=error, countdown=5) from None
     if attempt is None:
@@ -170,17 +170,17 @@ def play_match(self: Any, match_id: int) -> str:
     except runner.InfrastructureError as error:
         keeper.stop()
         if error.lasting:  # no retry mends it: ended now, the message names the fix
-            services.fail_match(match_id, attempt, f"this server cannot play it: {error}")
+            lease.fail_match(match_id, attempt, f"this server cannot play it: {error}")
             return "failed"
-        services.release_match(match_id, attempt, str(error))
+        lease.release_match(match_id, attempt, str(error))
         return "released"
     except (GameError, ValueError) as error:
         keeper.stop()
-        services.fail_match(match_id, attempt, f"cannot be played: {error}")
+        lease.fail_match(match_id, attempt, f"cannot be played: {error}")
         return "failed"
     except SoftTimeLimitExceeded:
         keeper.stop()
-        services.fail_match(match_id, attempt, "ran past the match time limit")
+        lease.fail_match(match_id, attempt, "ran past the match time limit")
         return "failed"
     except (OperationalError, InterfaceError) as error:
         keeper.stop()
@@ -192,16 +192,16 @@ def play_match(self: Any, match_id: int) -> str:
     keeper.stop()
     voided = runner.host_fault(plan, outcome)
     if voided:  # the host's fault, not the bots': never rated, played again later
-        services.release_match(match_id, attempt, voided, settings.MATCH_VOID_RETRY_SECONDS)
+        lease.release_match(match_id, attempt, voided, settings.MATCH_VOID_RETRY_SECONDS)
         return "voided"
     stored = time.perf_counter()
     figures = {"sandbox_start": timings.sandbox_start, "referee": timings.referee}
     try:
-        done = services.finish_match(match_id, attempt, outcome, figures)
+        done = lease.finish_match(match_id, attempt, outcome, figures)
         if done:  # the time spent storing is only known now; one small write records it
             figures["database"] = database + time.perf_counter() - stored
             Match.objects.filter(pk=match_id, attempt=attempt).update(timings=figures)
-            services.refresh_table_of(match_id)
+            lease.refresh_table_of(match_id)
     except (OperationalError, InterfaceError) as error:
         raise self.retry(exc=error, countdown=settings.MATCH_LEASE_SECONDS + 1) from None
     return "stored" if done else "lost the lease"
@@ -212,17 +212,17 @@ def stopped(match_id: int, attempt: int, reason: str) -> str:
     slow for its clocks); cancelled, it stays cancelled (resume plays it again)."""
     if reason.startswith("budget:"):
         spent = reason.split(":", 1)[1]
-        services.fail_match(match_id, attempt, f"ran past its wall-clock budget of {spent} s")
+        lease.fail_match(match_id, attempt, f"ran past its wall-clock budget of {spent} s")
         return "failed"
-    services.stop_match(match_id, attempt, "stopped: the match was cancelled")
+    lease.stop_match(match_id, attempt, "stopped: the match was cancelled")
     return "stopped"
 
 
 @shared_task(acks_late=True, name="tournaments.tasks.reap_matches")
 def reap_matches() -> dict[str, int]:
-    """Periodic (beat): requeue matches whose worker vanished (services.reap_matches),
+    """Periodic (beat): requeue matches whose worker vanished (lease.reap_matches),
     then fill the free tournament slots (a lost message or a dead worker freed one)."""
-    counts = services.reap_matches()
+    counts = lease.reap_matches()
     counts["dispatched"] = len(dispatch.dispatch())
     return counts
 

@@ -30,11 +30,13 @@ from judge import games
 from sandbox.runtimes import RUNTIMES
 from tournaments.api.actions import upload_version
 from tournaments.api.permissions import owns_bot
+from tournaments.bots import bot_actions
 from tournaments.bots.uploads import Limits, UploadError, read_upload
 from tournaments.competitions import ladder
+from tournaments.errors import ServiceError
 from tournaments.guard.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
-from tournaments.play import dispatch, services
+from tournaments.play import dispatch
 from tournaments.web import charts, docs, stats
 from tournaments.web.forms import UploadForm
 from tournaments.web.keyset import requested_key
@@ -253,12 +255,12 @@ def _store_upload(request: HttpRequest, form: UploadForm, bot: Bot | None) -> Bo
         with transaction.atomic():
             if bot is None:
                 data = form.cleaned_data
-                bot = services.create_bot(request.user, data["game"], data["name"])  # type: ignore[arg-type]
+                bot = bot_actions.create_bot(request.user, data["game"], data["name"])  # type: ignore[arg-type]
             version, new = upload_version(bot, bundle)
     except UploadError as error:
         form.add_error("code", str(error))
         return None
-    except services.ServiceError as error:
+    except ServiceError as error:
         form.add_error("name" if "named" in str(error) else None, str(error))
         return None
     if not new:

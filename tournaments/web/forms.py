@@ -14,9 +14,10 @@ from judge.bots import policies
 from judge.games import game_class
 from tournaments.api.serializers import MAX_PARTICIPANTS
 from tournaments.bots import lookalikes, names
+from tournaments.errors import ServiceError
+from tournaments.game_settings import checked_settings
 from tournaments.guard import boundedjson
 from tournaments.models import Bot, BotVersion
-from tournaments.play import services
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg,unused-ignore]
@@ -141,10 +142,8 @@ class TournamentForm(forms.Form):
         data = super().clean() or {}
         if "variant" in data and "options" in data and "table_size" in data:
             try:
-                services.checked_settings(
-                    self.game, data["table_size"], data["variant"], data["options"]
-                )
-            except services.ServiceError as error:
+                checked_settings(self.game, data["table_size"], data["variant"], data["options"])
+            except ServiceError as error:
                 self.add_error("options", str(error))
         chosen = data.get("participants") or []
         size = data.get("table_size")

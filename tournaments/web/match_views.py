@@ -15,8 +15,9 @@ from django.views.decorators.http import require_POST
 from judge import games
 from judge.engine import JSONDict
 from tournaments.api.permissions import owns_bot
+from tournaments.errors import ServiceError
 from tournaments.models import Match, Replay, Seat
-from tournaments.play import replay_store, services
+from tournaments.play import queued_work, replay_store
 from tournaments.web import replays
 from tournaments.web.bot_views import seats_without_secrets
 
@@ -98,8 +99,8 @@ def public_notes(failure: str) -> list[str]:
 def cancel_quick_match(request: HttpRequest, match_id: int) -> HttpResponse:
     """The owner cancels a quick match that is still waiting (the match page's button)."""
     try:
-        services.cancel_quick_match(match_id, request.user)  # type: ignore[arg-type]
-    except services.ServiceError as error:
+        queued_work.cancel_quick_match(match_id, request.user)  # type: ignore[arg-type]
+    except ServiceError as error:
         messages.error(request, str(error))
     return redirect("web:match", match_id=match_id)
 

@@ -26,10 +26,10 @@ from judge.engine import GameError
 from judge.games import game_class
 from tournaments.api.actions import QUICK_MAX_GAMES, request_quick_match
 from tournaments.api.permissions import owns_bot
+from tournaments.errors import ServiceError
 from tournaments.guard.limits import hit, ident_of, rate_for
 from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import Bot, BotVersion
-from tournaments.play import services
 
 #: Other people's bots offered as opponents (the strongest first); any other accepted
 #: version can still be asked for by its number, as in the API.
@@ -141,7 +141,7 @@ def quick_match(request: HttpRequest, bot_id: int) -> HttpResponse:
             except QuotaExceeded as error:
                 form.add_error(None, str(error))
                 return _page(request, bot, form, 429, error.retry_after)
-            except (services.ServiceError, GameError) as error:
+            except (ServiceError, GameError) as error:
                 form.add_error(None, str(error))
             else:
                 return redirect("web:match", match_id=match.pk)
@@ -175,7 +175,7 @@ def _start(request: HttpRequest, bot: Bot, form: QuickMatchForm) -> Any:
         elif choice[:1] == "v" and choice[1:].isascii() and choice[1:].isdigit():
             opponents.append(_version(int(choice[1:])))
         else:
-            raise services.ServiceError(
+            raise ServiceError(
                 f"{choice!r} is neither a house bot (house:NAME) nor a bot version (vNUMBER)"
             )
     return request_quick_match(
@@ -191,7 +191,7 @@ def _version(pk: int) -> BotVersion:
     found = BotVersion.objects.select_related("bot").defer("code", "check_report").filter(pk=pk)
     version = found.first()
     if version is None:
-        raise services.ServiceError(f"no bot version {pk}")
+        raise ServiceError(f"no bot version {pk}")
     return version
 
 

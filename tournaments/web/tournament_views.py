@@ -23,10 +23,13 @@ from judge import games
 from judge.engine import Game
 from judge.games import GAMES
 from tournaments.api.permissions import may_change_tournament
+from tournaments.bots import bot_actions
+from tournaments.competitions import competition_actions
 from tournaments.competitions.standings import tournament_table
+from tournaments.errors import ServiceError
 from tournaments.guard import queryparams
 from tournaments.models import Bot, BotVersion, Rating, Tournament
-from tournaments.play import clocks, services
+from tournaments.play import clocks
 from tournaments.rating import tournament_fit
 from tournaments.rating.tournament_fit import HeadToHead
 from tournaments.web import estimate, text
@@ -129,7 +132,7 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
         try:
             with transaction.atomic():  # refused at the start (a quota): no draft is left
                 tournament = _create(request, game, form.cleaned_data, versions)
-        except services.ServiceError as error:
+        except ServiceError as error:
             form.add_error(None, str(error))
         else:
             return redirect("web:tournament", tournament_id=tournament.pk)
@@ -211,14 +214,14 @@ def _create(
 ) -> Tournament:
     by_choice = {f"v{v.pk}": v for v in versions}
     entrants = [
-        services.house_version(game, choice.split(":", 1)[1])
+        bot_actions.house_version(game, choice.split(":", 1)[1])
         if choice.startswith("house:")
         else by_choice[choice]
         for choice in data["participants"]
     ]
     time_control = {key: data[key] for key in ("startup_s", "move_s", "bank_s")}
     rated = clocks.is_standard(time_control, game)
-    tournament = services.create_tournament(
+    tournament = competition_actions.create_tournament(
         request.user,  # type: ignore[arg-type]
         data["name"],
         game,
@@ -233,7 +236,7 @@ def _create(
         rated=rated,
         seed=secrets.randbits(62),
     )
-    services.start_tournament(tournament.pk)
+    competition_actions.start_tournament(tournament.pk)
     unrated = "" if rated else " It is unrated: its clocks are not the standard ones."
     messages.success(request, f"Tournament {tournament.name!r} started.{unrated}")
     return tournament
@@ -349,7 +352,7 @@ def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
     if not may_change_tournament(request.user, tournament):
         raise Http404("only the tournament's owner may cancel it")
     try:
-        services.cancel_tournament(tournament.pk)
-    except services.ServiceError as error:
+        competition_actions.cancel_tournament(tournament.pk)
+    except ServiceError as error:
         messages.error(request, str(error))
     return redirect("web:tournament", tournament_id=tournament.pk)

@@ -16,10 +16,11 @@ from typing import Never, TextIO
 from django.conf import settings
 from tqdm import tqdm
 
+from tournaments.competitions import competition_actions
 from tournaments.competitions.standings import tournament_table
 from tournaments.config.celery import app as celery_app
 from tournaments.models import Match, Tournament
-from tournaments.play import runner, services, tasks
+from tournaments.play import lease, runner, tasks
 
 #: How often to look again while other workers hold the last matches (seconds).
 POLL_S = 1.0
@@ -77,10 +78,10 @@ def start(tournament: Tournament) -> Tournament:
 def _ready(tournament: Tournament) -> Tournament:
     """The tournament started (a draft) or resumed (cancelled), with lost leases requeued."""
     if tournament.status == Tournament.Status.DRAFT:
-        tournament = services.start_tournament(tournament.pk)
+        tournament = competition_actions.start_tournament(tournament.pk)
     elif tournament.status == Tournament.Status.CANCELLED:
-        tournament = services.resume_tournament(tournament.pk)
-    services.reap_matches()
+        tournament = competition_actions.resume_tournament(tournament.pk)
+    lease.reap_matches()
     tournament.refresh_from_db()
     return tournament
 
@@ -93,7 +94,7 @@ def _play_here(match_id: int) -> None:
     except KeyboardInterrupt:
         match = Match.objects.filter(pk=match_id, worker=tasks.worker_name(None)).first()
         if match is not None and match.status == Match.Status.RUNNING:
-            services.release_match(match_id, match.attempt, "interrupted (Ctrl-C)")
+            lease.release_match(match_id, match.attempt, "interrupted (Ctrl-C)")
         raise
 
 
@@ -122,7 +123,7 @@ def play(tournament_id: int, *, progress: bool = True, out: TextIO | None = None
                 if match_id is None:  # the rest is being played elsewhere (or stalled)
                     bar.set_postfix_str("waiting for matches being played elsewhere")
                     time.sleep(POLL_S)
-                    services.reap_matches()
+                    lease.reap_matches()
                 else:
                     bar.set_postfix_str("")
                     _play_here(match_id)

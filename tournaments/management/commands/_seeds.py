@@ -15,8 +15,8 @@ from django.contrib.auth.models import User
 
 from judge.bots import policies
 from judge.games import GAMES, seed_files
+from tournaments.bots import bot_actions
 from tournaments.models import Bot, BotVersion, bundle_code
-from tournaments.play import services
 
 SEEDS_USER = "seeds"
 
@@ -47,7 +47,7 @@ def load_house(game: str) -> list[Loaded]:
     for policy in sorted(policies(game)):
         mine = BotVersion.objects.filter(bot__owner=None, bot__game=game)
         known = mine.filter(bot__name=f"house:{policy}").exists()
-        loaded.append(Loaded(services.house_version(game, policy), not known))
+        loaded.append(Loaded(bot_actions.house_version(game, policy), not known))
     return loaded
 
 
@@ -57,10 +57,10 @@ def load_examples(game: str) -> list[Loaded]:
     for path in example_files(game):
         bot = Bot.objects.filter(owner=owner, game=game, name=path.stem).first()
         if bot is None:
-            bot = services.create_bot(owner, game, path.stem)
+            bot = bot_actions.create_bot(owner, game, path.stem)
         code, digest = bundle_code({"main.py": path.read_bytes()})
         known = bot.versions.filter(content_hash=digest).exists()
-        version = services.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
+        version = bot_actions.add_version(bot, code, digest, BotVersion.Status.ACCEPTED)
         loaded.append(Loaded(version, not known))
     return loaded
 

@@ -14,9 +14,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge.games import GAMES, game_class
+from tournaments.competitions import competition_actions
 from tournaments.management.commands import _foreground, _seeds
 from tournaments.models import BotVersion, Tournament
-from tournaments.play import services
 
 DEMO_SEED = 2026
 
@@ -34,7 +34,7 @@ def find_or_create(game: str, entrants: list[BotVersion], fresh: bool) -> Tourna
         ).order_by("-id"):
             if sorted(tournament.participants.values_list("id", flat=True)) == wanted:
                 return tournament
-    return services.create_tournament(
+    return competition_actions.create_tournament(
         None, demo_name(game), game, entrants, seed=DEMO_SEED, **game_class(game).demo_format
     )
 

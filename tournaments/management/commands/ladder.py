@@ -17,9 +17,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from judge.games import GAMES
-from tournaments.competitions import ladder
+from tournaments.competitions import competition_actions, ladder
 from tournaments.models import BotVersion
-from tournaments.play import dispatch, services
+from tournaments.play import dispatch
 
 RULE = (
     "The next tables are those whose results are expected to narrow the intervals of the "
@@ -54,7 +54,7 @@ class Command(BaseCommand):
             for game in options["game"] or sorted(GAMES):
                 self.show_plan(game, options["tables"])
         else:
-            row = services.pause_ladder(options["game"], paused=action == "pause")
+            row = competition_actions.pause_ladder(options["game"], paused=action == "pause")
             self.stdout.write(f"{row.game}: {'paused' if row.paused else 'playing'}")
 
     def status(self) -> None:

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from tournaments.models import BotVersion, Match
-from tournaments.play import services
+from tournaments.play import queued_work
 
 
 class Command(BaseCommand):
@@ -32,7 +32,7 @@ class Command(BaseCommand):
             # Sent before is lost now: tournament matches wait for the dispatcher again.
             queued.update(enqueued_at=timezone.now(), sent_at=None)
             matches = list(queued.order_by("id"))
-            services.enqueue_matches(matches)  # the dispatcher runs after commit
+            queued_work.enqueue_matches(matches)  # the dispatcher runs after commit
             # Checks sent before are lost too: they wait for the dispatcher again.
             waiting = BotVersion.objects.filter(
                 status__in=(BotVersion.Status.PENDING, BotVersion.Status.CHECKING)

@@ -12,9 +12,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from tournaments.errors import ServiceError
 from tournaments.management.commands import _foreground
 from tournaments.models import Tournament
-from tournaments.play.services import ServiceError
 
 
 class Command(BaseCommand):

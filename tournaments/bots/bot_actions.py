@@ -1,0 +1,65 @@
+"""Making bots and their versions: each function one transaction (see docs/architecture.md).
+
+A bot's name is checked against look-alikes of known names first; a version is found by the
+hash of its code, so the same code uploaded twice is one version.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from judge.games import game_class
+from tournaments.bots import lookalikes
+from tournaments.errors import ServiceError
+from tournaments.models import Bot, BotVersion
+
+
+def create_bot(owner: User | None, game: str, name: str, house_policy: str = "") -> Bot:
+    game_class(game)  # refuses an unknown game, naming the ones there are
+    twin = lookalikes.bot_like(game, name, owner.pk if owner else None)
+    if twin is not None:  # a copy of a known bot's name must not pass for it (issue 31)
+        whose = twin.owner.username if twin.owner else "the house"
+        raise ServiceError(
+            f"a {game} bot of {whose} is named {twin.name!r}, which {name!r} looks like; "
+            "choose a name that looks different"
+        )
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(owner=owner, game=game, name=name, house_policy=house_policy)
+    except IntegrityError:
+        raise ServiceError(f"you already have a {game} bot named {name!r}") from None
+
+
+@transaction.atomic
+def add_version(
+    bot: Bot, code: bytes, content_hash: str, status: str = BotVersion.Status.PENDING
+) -> BotVersion:
+    """The version of ``bot`` with this code: the existing one if the hash is known."""
+    Bot.objects.select_for_update().get(pk=bot.pk)
+    existing = bot.versions.filter(content_hash=content_hash).first()
+    if existing is not None:
+        return existing
+    number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    return BotVersion.objects.create(
+        bot=bot, number=number, code=code, content_hash=content_hash, status=status
+    )
+
+
+def check_again_if_host_failed(version: BotVersion) -> bool:
+    """A version whose check the server could not run (checks.not_checked) waits to be
+    checked again when its code is uploaded again; True if so."""
+    again = BotVersion.objects.filter(
+        pk=version.pk, status=BotVersion.Status.REJECTED, check_report__host=True
+    ).update(status=BotVersion.Status.PENDING, check_sent_at=None, check_report={})
+    return again == 1
+
+
+@transaction.atomic
+def house_version(game: str, policy: str) -> BotVersion:
+    """The (single, accepted) version of the house bot ``policy`` of ``game``."""
+    bot, _ = Bot.objects.get_or_create(
+        owner=None, game=game, name=f"house:{policy}", defaults={"house_policy": policy}
+    )
+    return add_version(bot, b"", f"house:{game}:{policy}", BotVersion.Status.ACCEPTED)

@@ -1,0 +1,68 @@
+"""Queued work sent on or taken back: matches enqueued again, a quick match cancelled by its
+owner, the checks and quick matches of retired versions withdrawn. The dispatcher
+(tournaments.play.dispatch) decides what is sent when; these only change what waits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from tournaments.errors import ServiceError
+from tournaments.models import BotVersion, Match
+from tournaments.play import dispatch
+
+#: The report of a check that was never run because its version was retired first.
+WITHDRAWN = "not checked: the version was retired before its check ran"
+
+
+@transaction.atomic
+def withdraw_queued(versions: Iterable[BotVersion]) -> dict[str, int]:
+    """Retiring takes back what these versions still wait for: their checks not yet
+    begun (the versions are rejected, saying so) and every quick match seating one of them
+    that no worker has begun (cancelled). A check or match being played ends as usual.
+    How many of each were dropped."""
+    ids = [version.pk for version in versions]
+    report = {"passed": False, "verdict": "withdrawn", "reason": WITHDRAWN, "problems": []}
+    checks = BotVersion.objects.filter(pk__in=ids, status=BotVersion.Status.PENDING).update(
+        status=BotVersion.Status.REJECTED, check_sent_at=None, check_report=report
+    )
+    queued = dispatch.quick_matches().filter(status=Match.Status.QUEUED, seats__version__in=ids)
+    matches = Match.objects.filter(pk__in=list(queued.values_list("id", flat=True))).update(
+        status=Match.Status.CANCELLED,
+        sent_at=None,
+        failure="cancelled: a bot in it was retired before it began\n",
+    )
+    if checks or matches:
+        dispatch.dispatch_after_commit()  # processes they were sent to may be free
+    return {"checks": checks, "quick_matches": matches}
+
+
+@transaction.atomic
+def cancel_quick_match(match_id: int, user: User) -> Match:
+    """Cancel a quick match ``user`` asked for, while no worker has begun it."""
+    match = dispatch.quick_matches().select_for_update().filter(pk=match_id).first()
+    if match is None or (match.requested_by_id != user.pk and not user.is_staff):
+        raise ServiceError(f"match {match_id} is not a quick match of yours")
+    if match.status != Match.Status.QUEUED:
+        raise ServiceError(f"match {match_id} is {match.status}: only a queued one is cancelled")
+    match.status = Match.Status.CANCELLED
+    match.sent_at = None
+    match.failure += "cancelled by its owner before it began\n"
+    match.save(update_fields=["status", "sent_at", "failure"])
+    dispatch.dispatch_after_commit()
+    return match
+
+
+def enqueue_matches(matches: Iterable[Match]) -> None:
+    """Send these queued matches on once the current transaction commits (again, after a
+    broker lost them: manage.py resend_queued): tournament matches and quick matches wait
+    for the dispatcher (unsent, their turn comes), a ladder match goes back to its process."""
+    matches = list(matches)
+    dispatch.dispatch_after_commit()
+    # A ladder match given back keeps its place: sent again at once, counted in flight.
+    again = [m for m in matches if m.ladder_id is not None]
+    Match.objects.filter(pk__in=[m.pk for m in again]).update(sent_at=timezone.now())
+    dispatch.send(again, dispatch.TOURNAMENTS)
