@@ -17,7 +17,7 @@ from tests.tournaments.conftest import first_legal
 from tests.web.conftest import Visit
 from tests.web.test_human_table import REDIS_URL, Worker, held_matches, strings
 from tournaments.api.actions import request_quick_match
-from tournaments.models import Match
+from tournaments.models import Ladder, Match, Seat
 from tournaments.play import live_feed, replay_store
 
 pytestmark = [
@@ -81,3 +81,24 @@ def test_a_running_match_is_followed_live_and_shows_only_public_cards(
     assert views, "no move reached the page"
     leaked = secret & set(strings(views))
     assert not leaked, f"unseen cards reached the spectator: {leaked}"
+
+
+def test_now_playing_lists_the_ladders_running_matches(visit: Visit) -> None:
+    ladder = Ladder.objects.create(game="bigtwo")
+    one, two = first_legal("bigtwo", "north"), first_legal("bigtwo", "south")
+    running = Match.objects.create(game="bigtwo", ladder=ladder, status=Match.Status.RUNNING)
+    done = Match.objects.create(game="bigtwo", ladder=ladder, status=Match.Status.DONE)
+    quick = Match.objects.create(game="bigtwo", status=Match.Status.RUNNING)
+    for match in (running, done, quick):
+        for index, version in enumerate((one, two)):
+            Seat.objects.create(match=match, index=index, version=version)
+    page = visit.page
+    visit.go("/leaderboard/bigtwo/")
+    page.get_by_role("link", name="Now playing").click()
+    link = page.get_by_role("link", name=f"Match {running.pk}: north vs south")
+    expect(link).to_be_visible()
+    expect(page.locator("#now-playing li")).to_have_count(1)  # not the done or quick one
+    visit.check("now-playing")
+    link.click()
+    expect(page.locator("#live-count")).to_have_text("No move yet.")
+    visit.audit()

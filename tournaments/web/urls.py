@@ -11,6 +11,7 @@ from tournaments.web import (
     bot_views,
     doc_views,
     game_files,
+    live_views,
     match_views,
     quick_views,
     table_views,
@@ -63,4 +64,5 @@ urlpatterns = [
     path("matches/<int:match_id>/table/state/", table_views.table_state, name="table_state"),
     path("matches/<int:match_id>/table/answer/", table_views.table_answer, name="table_answer"),
     path("matches/<int:match_id>/live/", table_views.live, name="live_feed"),
+    path("now-playing/<str:game>/", live_views.now_playing, name="now_playing"),
 ]
