@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from tournaments.rating.global_rating import (
     _S,
@@ -77,7 +77,7 @@ def _tempering(skill: Skill) -> float:
 
 
 def _links(
-    skills: Mapping[K, Skill], keys: Mapping[Hashable, K] | None
+    skills: Mapping[K, Skill], keys: Mapping[Any, K] | None
 ) -> Iterator[tuple[K, K | None, Record, float]]:
     """Every record of the field: its bot, the bot of ``skills`` it is against (None for
     an opponent outside the field, fixed where it was last met), the record and the
@@ -91,7 +91,7 @@ def _links(
             yield bot, other, record, tempering
 
 
-def precision(skills: Mapping[K, Skill], keys: Mapping[Hashable, K] | None = None) -> Sparse[K]:
+def precision(skills: Mapping[K, Skill], keys: Mapping[Any, K] | None = None) -> Sparse[K]:
     """The joint precision matrix (Elo^-2) of the bots of ``skills`` at their ratings now,
     sparse by rows: the negated curvature of the field's log-posterior (``refit``).
 
@@ -103,7 +103,7 @@ def precision(skills: Mapping[K, Skill], keys: Mapping[Hashable, K] | None = Non
 
 
 def _gradient_and_precision(
-    skills: Mapping[K, Skill], keys: Mapping[Hashable, K] | None, elo: Mapping[K, float]
+    skills: Mapping[K, Skill], keys: Mapping[Any, K] | None, elo: Mapping[K, float]
 ) -> tuple[dict[K, float], Sparse[K]]:
     """The field's log-posterior's gradient and negated curvature at ratings ``elo``."""
     prior = 1.0 / START_DEVIATION**2
@@ -125,7 +125,7 @@ def _gradient_and_precision(
     return gradient, matrix
 
 
-def refit(skills: Mapping[K, Skill], keys: Mapping[Hashable, K] | None = None) -> dict[K, float]:
+def refit(skills: Mapping[K, Skill], keys: Mapping[Any, K] | None = None) -> dict[K, float]:
     """The ratings that best explain every record of the field at once (the whole-history
     fit of the records kept): Newton's method from the stored ratings, each step one
     sparse solve; steps capped at 400 points."""
@@ -172,7 +172,7 @@ class Field(Generic[K]):
 
 
 def field_of(
-    skills: Mapping[K, Skill], keys: Mapping[Hashable, K] | None = None, whole: bool = True
+    skills: Mapping[K, Skill], keys: Mapping[Any, K] | None = None, whole: bool = True
 ) -> Field[K]:
     """The field of ``skills``: refitted as a whole (``refit``) when ``whole``, else at
     the stored ratings; with the joint precision at those ratings."""
@@ -211,7 +211,7 @@ def contrast_variance(matrix: Sparse[K], contrast: Mapping[K, float]) -> float:
 
 
 def difference(
-    a: K, b: K, skills: Mapping[K, Skill], keys: Mapping[Hashable, K] | None = None
+    a: K, b: K, skills: Mapping[K, Skill], keys: Mapping[Any, K] | None = None
 ) -> Difference:
     """Is A better than B? Their difference as the whole field's records tell it."""
     return field_of(skills, keys).difference(a, b)
