@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 
 from judge.cli.sandboxing import prepare_bot, starter
+from judge.games import GAMES
 from judge.referee import MatchSpec, play_match
 from sandbox.local import LocalBackend, NotASandboxWarning
 from tests.judge.fakes import validate_message
@@ -34,6 +35,6 @@ def test_the_documented_bot_plays_a_match_without_faults(tmp_path: Path) -> None
 def test_every_example_line_fits_its_schema() -> None:
     lines = [line for line in DOC.read_text().splitlines() if line.startswith(("> {", "< {"))]
     games = {json.loads(line[2:])["game"] for line in lines if '"type":"hello"' in line}
-    assert games == {"oceans11", "bigtwo", "fifteen35"}
+    assert games and games <= set(GAMES), "each example greets a registered game"
     for line in lines:
         validate_message(json.loads(line[2:]))
