@@ -5,6 +5,7 @@ crash's traceback, not exiting after the match). Then a quick match through the 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ def test_a_good_bot_passes_at_every_table_size(game: str) -> None:
 def test_a_slow_bot_is_told_at_which_move_it_timed_out() -> None:
     report = check("bigtwo", misbehaving(3, "time.sleep(5)"))
     assert not report["passed"]
-    assert report["reason"].startswith("timeout (with 2 players, game 0 move ")
+    assert re.match(r"timeout \(with 2 players, seat [12], game 1, step \d", report["reason"])
     assert report["matches"][0]["faults"][0]["kind"] == "timeout"
 
 
@@ -83,14 +84,16 @@ def test_an_illegal_action_is_named() -> None:
         2, 'print(json.dumps({"type": "action", "action": ["Xx"]}), flush=True); continue'
     )
     report = check("bigtwo", source)
-    assert report["reason"].startswith('illegal action {"type": "action", "action": ["Xx"]}')
+    said = r"illegal action \(with 2 players, seat [12], game 1, step \d"
+    assert re.match(said, report["reason"])
     assert "is not one of the legal actions" in report["reason"]
+    assert report["reason"].endswith('the bot sent: {"type": "action", "action": ["Xx"]}')
     assert report["matches"][0]["faults"][0]["kind"] == "illegal_action"
 
 
 def test_a_crash_mid_game_comes_with_its_traceback() -> None:
     report = check("oceans11", misbehaving(2, "{}['missing']"))
-    assert report["reason"].startswith("crashed (with 2 players, game 0 move ")
+    assert re.match(r"crashed \(with 2 players, seat [12], game 1, step \d", report["reason"])
     assert "KeyError: 'missing'" in report["reason"]
     assert "Traceback (most recent call last)" in report["log"]
 
@@ -101,7 +104,8 @@ def test_a_bot_that_cannot_read_a_variant_is_told_which() -> None:
     source = misbehaving(10**6, "pass").replace("asked += 1", f"asked += 1\n        {fifth_suit}")
     report = check("oceans11", source)
     assert [m["variant"] for m in report["matches"] if m["problem"]] == ["five-suits"]
-    assert report["reason"].startswith("crashed (with 2 players, variant five-suits, game 0")
+    said = r"crashed \(with 2 players, seat [12], variant five-suits, game 1"
+    assert re.match(said, report["reason"])
     assert "AssertionError: what is x?" in report["reason"]
 
 
@@ -160,7 +164,7 @@ def test_the_check_runs_the_bot_in_docker_too() -> None:
     assert version_checks.run_check("bigtwo", good, 1, lambda: backend)["passed"]
     crash, _ = bundle_code({"main.py": b"raise RuntimeError('no container luck')\n"})
     report = version_checks.run_check("bigtwo", crash, 2, lambda: backend)
-    assert report["reason"].startswith("crashed (with 2 players, at start-up)")
+    assert re.match(r"crashed \(with 2 players, seat [12], at start-up\)", report["reason"])
     assert "RuntimeError: no container luck" in report["reason"]
 
 

@@ -74,7 +74,7 @@ def read_upload(filename: str, data: bytes, limits: Limits | None = None) -> Bun
             f"the upload is {len(data)} bytes; the limit is {limits.upload_bytes} bytes"
         )
     if not data:
-        raise UploadError("the upload is empty; send a .py file or a .zip with main.py")
+        raise UploadError(f"the upload is empty; send {accepted_files()}")
     base = PurePosixPath(filename.replace("\\", "/")).name
     if data.startswith((ZIP_MAGIC, EMPTY_ZIP_MAGIC)):
         files = read_zip(data, limits)
@@ -86,14 +86,32 @@ def read_upload(filename: str, data: bytes, limits: Limits | None = None) -> Bun
     elif base in BY_ENTRY:
         check_text(base, data)
         files = {base: data}
+    elif PurePosixPath(base.lower()).suffix in BY_SUFFIX:
+        entry = BY_SUFFIX[PurePosixPath(base.lower()).suffix]
+        check_text(entry, data)
+        files = {entry: data}  # any name, as for Python: stored as the entry file
     else:
-        raise UploadError(
-            f"cannot tell what {filename!r} is: upload one .py file, one entry file "
-            f"({', '.join(BY_ENTRY)}) or a .zip holding one"
-        )
+        raise UploadError(f"cannot tell what {filename!r} is: upload {accepted_files()}")
     check_build(files)
     code, digest = bundle_code(files)
     return Bundle(files, code, digest)
+
+
+#: A single file's suffix -> the entry file it is stored as, for the languages whose
+#: entry may have any name (Java's may not: javac wants its public class Main in
+#: Main.java, so a Java bot is uploaded as Main.java, or zipped).
+BY_SUFFIX: dict[str, str] = {
+    PurePosixPath(entry).suffix: entry for entry in BY_ENTRY if entry != "Main.java"
+}
+
+
+def accepted_files() -> str:
+    """What an upload may be, in words (the form's help and the refusal both say it)."""
+    suffixes = ", ".join(sorted(BY_SUFFIX))
+    return (
+        f"one source file (any name ending {suffixes}; Java: Main.java) "
+        "or a .zip with its entry file at its top"
+    )
 
 
 def check_build(files: dict[str, bytes]) -> None:

@@ -3,10 +3,12 @@
 The check plays one short match in the sandbox against house bots at every table size of
 the bot's game (and one for each other variant), then probes the protocol directly: the
 bot must answer ``hello`` and exit by itself after ``match_over``. Any fault of the bot
-rejects it, and the report says why in the owner's words: "timeout (with 2 players, game 0
-move 4)", "illegal action ... : 'Xx' is not one of the legal actions", "crashed (with 3
-players, at start-up): ... exited with status 1" followed by the traceback from its log.
-Only the owner sees the report (it holds the bot's log).
+rejects it, and the report says why in the owner's words, counting games, steps and seats
+from 1 as the replay does: "timeout (with 2 players, seat 2, game 1, step 4)", "illegal
+action ... : 'Xx' is not one of the legal actions", "crashed (with 3 players, seat 1, at
+start-up): ... exited with status 1" followed by the traceback from its log (once: each
+match's line gives only the fault). It names the opponents and the clocks the bot played
+under. Only the owner sees the report (it holds the bot's log).
 
 The check waits in the database until the scheduler (tournaments.play.dispatch) gives its
 owner a free process, then runs as a Celery task on the interactive queue; it claims the
@@ -21,6 +23,7 @@ import secrets
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +62,8 @@ RETRY_AFTER_S = 30
 RESEND_AFTER_S = 1800
 #: How much of the bot's log the report keeps.
 LOG_CHARS = 16 << 10
+#: How much of an offending message a fault's line quotes.
+OFFENDING_CHARS = 300
 
 
 def enqueue_check(version_id: int) -> None:
@@ -172,6 +177,7 @@ def run_check(
         "problems": problems,
         "matches": matches,
         "probes": probes,
+        "time_control": dict(CHECK_TIME_CONTROL),
         "log": "\n".join(logs)[-LOG_CHARS:],
         "seconds": round(time.perf_counter() - began, 3),
     }
@@ -265,41 +271,63 @@ def check_match(
         raise runner.InfrastructureError(f"the check match could not be set up: {error}") from None
     bot_log = outcome["logs"][seat] if outcome.get("logs") else ""
     faults = [f for f in outcome["faults"] if f["bot"] == seat]
-    problem = describe_fault(faults[0], players, variant, bot_log) if faults else ""
+    where = Where(players, seat, variant)
+    problem = describe_fault(faults[0], where, bot_log) if faults else ""
     summary = {
         "players": players,
         "seat": seat,
+        "seat_number": seat + 1,
         "variant": variant or "standard",
+        "opponents": [
+            {"seat_number": index + 1, "name": plan_seat.name}
+            for index, plan_seat in enumerate(seats)
+            if index != seat
+        ],
         "scores": outcome["scores"],
         "places": outcome["places"],
         "faults": faults,
+        "fault_lines": [describe_fault(fault, where, "") for fault in faults],
         "problem": problem,
     }
     return summary, bot_log
 
 
-def describe_fault(fault: dict[str, Any], players: int, variant: str, bot_log: str) -> str:
-    """A fault as its owner wants to read it, with the traceback for a crash."""
-    where = f"with {players} players" + (f", variant {variant}" if variant else "")
-    if fault.get("move") is not None:
-        where += f", game {fault['game']} move {fault['move']}"
-    elif fault.get("game") is None:
-        where += ", at start-up"
+@dataclass(frozen=True)
+class Where:
+    """Which check match a fault happened in: its table size, the bot's seat (from 0, as
+    stored), and its variant ("" for the standard one)."""
+
+    players: int
+    seat: int
+    variant: str = ""
+
+    def text(self, fault: dict[str, Any]) -> str:
+        """ "with 3 players, seat 2, variant mini, game 1, step 4": seats, games and steps
+        counted from 1, in the words of a match page's replay."""
+        said = f"with {self.players} players, seat {self.seat + 1}"
+        said += f", variant {self.variant}" if self.variant else ""
+        if fault.get("move") is not None:
+            return said + f", game {fault['game'] + 1}, step {fault['move'] + 1}"
+        if fault.get("game") is not None:
+            return said + f", game {fault['game'] + 1}, after its last step"
+        return said + ", at start-up"
+
+
+def describe_fault(fault: dict[str, Any], where: Where, bot_log: str) -> str:
+    """A fault as its owner wants to read it: what, where, why, the message the bot sent
+    (when it sent one), and for a crash the traceback from ``bot_log`` (pass "" for the
+    one-line form that each match's line uses, so the traceback is shown once)."""
     kind = fault["kind"]
-    if kind == FaultKind.TIMEOUT:
-        text = f"timeout ({where}): {fault['reason']}"
-    elif kind == FaultKind.ILLEGAL_ACTION:
-        text = f"illegal action {fault['text']} ({where}): {fault['reason']}"
-    elif kind == FaultKind.CLOSED:
-        text = f"crashed ({where}): {fault['reason']}"
-        traceback = last_traceback(bot_log)
-        if traceback:
-            text += "\n" + traceback
-    else:
-        text = f"{kind.replace('_', ' ')} ({where}): {fault['reason']}"
-        if fault.get("text"):
-            text += f": {fault['text']}"
-    return text
+    said = {
+        FaultKind.TIMEOUT: "timeout",
+        FaultKind.ILLEGAL_ACTION: "illegal action",
+        FaultKind.CLOSED: "crashed",
+    }.get(kind, str(kind).replace("_", " "))
+    text = f"{said} ({where.text(fault)}): {fault['reason']}"
+    if fault.get("text"):
+        text += f"; the bot sent: {fault['text'][:OFFENDING_CHARS]}"
+    traceback = last_traceback(bot_log) if kind == FaultKind.CLOSED and bot_log else ""
+    return text + ("\n" + traceback if traceback else "")
 
 
 def last_traceback(bot_log: str) -> str:

@@ -4,6 +4,7 @@ say their time zone."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django import template
 from django.urls import reverse
@@ -14,8 +15,22 @@ from django.utils.safestring import SafeString
 
 from judge import games
 from judge.games import GAMES
+from tournaments.web.wrapping import breakable_name
 
 register = template.Library()
+
+
+@register.filter
+def error_count(form: Any) -> int:
+    """How many errors a bound form shows: a field with two errors counts two (the summary
+    above them must not say "1 thing to fix" over two items)."""
+    return len(form.non_field_errors()) + sum(len(field.errors) for field in form)
+
+
+@register.filter
+def breakable(name: str) -> SafeString:
+    """A bot name that may wrap between its words only (tournaments.web.wrapping)."""
+    return breakable_name(name)
 
 
 @register.filter

@@ -21,6 +21,7 @@ from django.db.models import QuerySet
 from django.db.models.fields.json import KeyTransform
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.http import content_disposition_header
 from django.utils.safestring import SafeString
@@ -37,10 +38,11 @@ from tournaments.errors import ServiceError
 from tournaments.guard.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.play import dispatch
-from tournaments.web import charts, docs, stats
+from tournaments.web import charts, docs, head_to_head, stats
 from tournaments.web.forms import UploadForm
 from tournaments.web.keyset import requested_key
 from tournaments.web.links import link_for
+from tournaments.web.wrapping import breakable_name
 
 RECENT_MATCHES = 20
 #: Points of the rating chart (samples spread over the whole history).
@@ -123,9 +125,13 @@ def seats_html(
     """ "<a href=BOT>name</a> <span class="place p1">1</span>, ..." for one match."""
     return format_html_join(
         ", ",
-        '<a href="{}">{}</a>{}',
+        '<a class="bot-name" href="{}">{}</a>{}',
         (
-            (bot_link(bot_id), name, place_html(places[index] if index < len(places) else None))
+            (
+                bot_link(bot_id),
+                breakable_name(name),
+                place_html(places[index] if index < len(places) else None),
+            )
             for index, bot_id, name in lines
         ),
     )
@@ -143,7 +149,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     versions = bot.versions.order_by("-number")
     if not mine:
         versions = versions.defer("code", "check_report")
-    history = rating_samples(bot)
+    history, days = rating_points(bot)
     before = requested_key(request, "matches_before")
     matches, more = recent_matches(bot, before)
     listed = list(versions)
@@ -153,7 +159,10 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "mine": mine,
         "versions": listed,
         "rating": getattr(bot, "rating", None),
-        "chart": charts.rating_chart(history, f"rating history of {bot.name}"),
+        "chart": charts.rating_chart(
+            history, f"rating history of {bot.name}", days, rating_interval(bot)
+        ),
+        "opponents": head_to_head.opponents(bot),
         "matches": matches,
         "ladder_version": ladder.entrant_of(bot),
         "ladder": ladder.summary(bot.game, with_bots=False),
@@ -172,19 +181,33 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     return render(request, "web/bot.html", context)
 
 
+def rating_interval(bot: Bot) -> tuple[float, float] | None:
+    """The bot's present 95% interval, for the chart's band (None: not rated)."""
+    rating = getattr(bot, "rating", None)
+    return None if rating is None else (rating.low, rating.high)
+
+
 def rating_samples(bot: Bot) -> list[float]:
     """The bot's rating before its first rated match, then after at most CHART_POINTS of
     them, evenly spread over its whole history (a few index lookups, however long)."""
+    return rating_points(bot)[0]
+
+
+def rating_points(bot: Bot) -> tuple[list[float], list[str]]:
+    """``rating_samples`` and the date of each (the first one: its first rated match's)."""
     rating = getattr(bot, "rating", None)
     if rating is None or rating.matches == 0:
-        return []
+        return [], []
     numbers = stats.sample_numbers(rating.matches, CHART_POINTS)
     changes = list(
         RatingHistory.objects.filter(bot=bot, seq__in=numbers)
         .order_by("seq")
-        .values_list("before", "after")
+        .values_list("before", "after", "created_at")
     )
-    return [changes[0][0], *(after for _, after in changes)] if changes else []
+    if not changes:
+        return [], []
+    days = [timezone.localtime(moment).strftime("%Y-%m-%d") for _, _, moment in changes]
+    return [changes[0][0], *(after for _, after, _ in changes)], [days[0], *days]
 
 
 def code_files(version: BotVersion) -> list[tuple[str, str]]:

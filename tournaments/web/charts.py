@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 
-def _scaled(values: Sequence[float], width: float, height: float, pad: float) -> list[str]:
-    low, high = min(values), max(values)
+def _scaled(
+    values: Sequence[float],
+    width: float,
+    height: float,
+    pad: float,
+    bounds: tuple[float, float] | None = None,
+) -> list[str]:
+    low, high = bounds or (min(values), max(values))
     span = (high - low) or 1.0
     step = (width - 2 * pad) / max(len(values) - 1, 1)
     return [
@@ -32,20 +38,71 @@ def sparkline(values: Sequence[float], label: str) -> SafeString:
     )
 
 
-def rating_chart(values: Sequence[float], label: str) -> SafeString:
-    """A bot's rating after each rated match; its highest and lowest values are written
-    beside the chart (text inside a stretched SVG would be stretched too)."""
+def rating_chart(
+    values: Sequence[float],
+    label: str,
+    dates: Sequence[str] = (),
+    interval: tuple[float, float] | None = None,
+) -> SafeString:
+    """A bot's rating after each rated match: the line, three grid lines with their
+    ratings written beside the chart (text inside a stretched SVG would be stretched too),
+    the first and last dates under it, and the rating's present 95% interval as a band at
+    its right end (the history keeps each rating, not its interval)."""
     if len(values) < 2:
         return mark_safe("")
     width, height, pad = 600, 160, 8
+    low, high = min(values), max(values)
+    if interval is not None:
+        low, high = min(low, interval[0]), max(high, interval[1])
+    ticks = (high, (high + low) / 2, low)
     return format_html(
-        '<div class="chart-scale"><span>{high}</span><span>{low}</span></div>'
+        '<div class="chart-scale" aria-hidden="true">{ticks}</div>'
         '<svg class="chart" viewBox="0 0 {w} {h}" preserveAspectRatio="none" role="img" '
-        'aria-label="{label}, from {low} to {high}"><polyline points="{points}"/></svg>',
+        'aria-label="{label}, from {first} to {last}{when}">{grid}{band}'
+        '<polyline points="{points}"/></svg>{dates}',
+        ticks=format_html_join("", "<span>{}</span>", ((f"{t:.0f}",) for t in ticks)),
         w=width,
         h=height,
         label=label,
-        points=" ".join(_scaled(values, width, height, pad)),
-        high=f"{max(values):.0f}",
-        low=f"{min(values):.0f}",
+        first=f"{min(values):.0f}",
+        last=f"{max(values):.0f}",
+        when=f" between {dates[0]} and {dates[-1]}" if dates else "",
+        grid=format_html_join(
+            "",
+            '<line class="grid" x1="0" x2="{}" y1="{}" y2="{}"/>',
+            ((width, y, y) for y in (_y(t, low, high, height, pad) for t in ticks)),
+        ),
+        band=_band(interval, low, high, width, height, pad),
+        points=" ".join(_scaled(values, width, height, pad, (low, high))),
+        dates=format_html(
+            '<div class="chart-dates"><span>{}</span><span>{}</span></div>', dates[0], dates[-1]
+        )
+        if dates
+        else "",
+    )
+
+
+def _y(value: float, low: float, high: float, height: float, pad: float) -> str:
+    span = (high - low) or 1.0
+    return f"{pad + (high - value) / span * (height - 2 * pad):.1f}"
+
+
+def _band(
+    interval: tuple[float, float] | None,
+    low: float,
+    high: float,
+    width: float,
+    height: float,
+    pad: float,
+) -> SafeString:
+    """The present interval: a shaded band over the last twentieth of the chart."""
+    if interval is None:
+        return mark_safe("")
+    top, bottom = _y(interval[1], low, high, height, pad), _y(interval[0], low, high, height, pad)
+    return format_html(
+        '<rect class="band" x="{}" y="{}" width="{}" height="{}"/>',
+        f"{width * 0.95:.1f}",
+        top,
+        f"{width * 0.05:.1f}",
+        f"{float(bottom) - float(top):.1f}",
     )

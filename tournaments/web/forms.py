@@ -12,8 +12,10 @@ from django.contrib.auth.models import User
 from judge import games
 from judge.bots import policies
 from judge.games import game_class
+from sandbox.runtimes import RUNTIMES
 from tournaments.api.serializers import MAX_PARTICIPANTS
 from tournaments.bots import lookalikes, names
+from tournaments.bots.uploads import accepted_files
 from tournaments.errors import ServiceError
 from tournaments.game_settings import checked_settings
 from tournaments.guard import boundedjson
@@ -34,6 +36,12 @@ class SignupForm(UserCreationForm):  # type: ignore[type-arg,unused-ignore]
         return name
 
 
+def code_help() -> str:
+    """The upload field's help: every language the server offers, and the file it takes."""
+    languages = ", ".join(runtime.title for runtime in RUNTIMES.values())
+    return f"Languages: {languages}. Upload {accepted_files()}."
+
+
 def look_alike_user(name: str, twin: str) -> str:
     return f"{name!r} looks like the user name {twin!r}; choose a name that looks different"
 
@@ -51,9 +59,7 @@ class UploadForm(forms.Form):
 
     game = forms.ChoiceField(choices=games.choices)
     name = forms.CharField(max_length=200, help_text="Letters and digits of one script, - _ .")
-    code = forms.FileField(
-        label="Bot code", help_text="One .py file, or a .zip with main.py at its top."
-    )
+    code = forms.FileField(label="Bot code", help_text=code_help())
 
     def __init__(self, *args: Any, bot: Bot | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -147,7 +147,8 @@ def follow(tournament_id: int, *, progress: bool = True, out: TextIO | None = No
 
 
 def standings_lines(tournament: Tournament) -> list[str]:
-    """The tournament's table as text: place, bot, points, Elo with its 95% interval."""
+    """The tournament's table as text: place, bot, points, Elo with its 95% interval, and
+    a line saying what orders it (points) and what Elo counts instead (games)."""
     table = tournament_table(tournament)
     failed = tournament.matches.filter(status=Match.Status.FAILED).count()
     head = (
@@ -155,12 +156,19 @@ def standings_lines(tournament: Tournament) -> list[str]:
         f"{table.matches_done} of {tournament.matches_total} matches played"
         + (f", {failed} failed (see the match pages)" if failed else "")
     )
-    lines = [head, f"  {'place':>5}  {'bot':<24} {'points':>7}  {'elo':>5}  95% interval"]
+    lines = [head, f"  {'place':>5}  {'bot':<24} {'points':>7}  {'elo (games)':>11}  95% interval"]
     for row in table.rows:
         version = table.versions[row.participant]
         name = f"{version.bot.name} v{version.number}"
         lines.append(
-            f"  {row.place:>5}  {name:<24} {row.points:>7.1f}  {row.elo:>5.0f}  "
+            f"  {row.place:>5}  {name:<24} {row.points:>7.1f}  {row.elo:>11.0f}  "
             f"{row.elo_low:.0f} to {row.elo_high:.0f}"
         )
-    return lines
+    return [*lines, ORDER_NOTE]
+
+
+#: The one line under the printed table that says why its two figures can disagree.
+ORDER_NOTE = (
+    "  ordered by points (each match counts once: 1 for every bot finished ahead of, 1/2 "
+    "for a tie; equal points by elo); elo counts games, so the two orders can differ"
+)

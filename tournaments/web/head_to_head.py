@@ -1,0 +1,122 @@
+"""A bot's record against each opponent it has met, for its page: "is it better than B?".
+
+Two answers side by side. The results: each finished match counts once per opponent at
+its table, won when the bot was placed ahead of it, drawn when level, lost when behind
+(as a tournament's head-to-head table counts). And the rating difference: this bot's
+global rating less the opponent's, with the joint 95% interval and the chance that this
+bot is the stronger (``rating.field_store``: both ratings' uncertainty, and their
+opponents', taken together). Bounded: the bot's latest ``MATCHES`` finished matches, the
+``SHOWN`` opponents met most often, one load of the game's field.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from tournaments.models import Bot, Match, Seat
+from tournaments.rating import field, field_store
+from tournaments.web import text
+
+#: The latest finished matches of the bot whose results are counted.
+MATCHES = 500
+#: At most this many opponents are listed (those met most often).
+SHOWN = 12
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """One opponent's line: who, the results against it, and the rating difference."""
+
+    bot_id: int
+    name: str
+    won: int
+    drawn: int
+    lost: int
+    difference: field.Difference | None
+
+    @property
+    def met(self) -> int:
+        return self.won + self.drawn + self.lost
+
+    @property
+    def difference_text(self) -> str:
+        """ "+35 [-20, +90]", or "" when either bot is unrated."""
+        found = self.difference
+        if found is None:
+            return ""
+        low, high = text.signed_whole(found.low), text.signed_whole(found.high)
+        return f"{text.signed_whole(found.estimate)} [{low}, {high}]"
+
+    @property
+    def stronger_text(self) -> str:
+        """The chance this bot is the stronger: "87%"."""
+        found = self.difference
+        return "" if found is None else f"{found.probability * 100:.0f}%"
+
+
+def opponents(bot: Bot) -> list[Opponent]:
+    """The opponents ``bot`` met most often in its latest finished matches, most met
+    first, each with its results and (when both are rated) the rating difference."""
+    results, names = _results(bot)
+    chosen = sorted(results, key=lambda other: (-sum(results[other].values()), names[other]))
+    chosen = chosen[:SHOWN]
+    differences = _differences(bot, chosen)
+    return [
+        Opponent(
+            bot_id=other,
+            name=names[other],
+            won=results[other]["won"],
+            drawn=results[other]["drawn"],
+            lost=results[other]["lost"],
+            difference=differences.get(other),
+        )
+        for other in chosen
+    ]
+
+
+def _results(bot: Bot) -> tuple[dict[int, Counter[str]], dict[int, str]]:
+    """Per opponent bot id: won, drawn, lost; and the opponents' names. Three queries."""
+    match_ids = list(
+        Seat.objects.filter(bot=bot, match__status=Match.Status.DONE)
+        .order_by("-match_id")
+        .values_list("match_id", flat=True)[:MATCHES]
+    )
+    places = dict(Match.objects.filter(id__in=match_ids).values_list("id", "result__places"))
+    seats: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    names: dict[int, str] = {}
+    rows = Seat.objects.filter(match_id__in=match_ids).values_list(
+        "match_id", "index", "bot_id", "bot__name"
+    )
+    for match_id, index, bot_id, name in rows:
+        seats[match_id].append((index, bot_id))
+        names[bot_id] = name
+    results: dict[int, Counter[str]] = defaultdict(Counter)
+    for match_id, seated in seats.items():
+        _count(bot.pk, seated, places.get(match_id) or [], results)
+    return results, names
+
+
+def _count(
+    me: int, seated: list[tuple[int, int]], places: list[int], results: dict[int, Counter[str]]
+) -> None:
+    """Add one match's outcomes against each other bot at its table."""
+    mine = [places[i] for i, who in seated if who == me and i < len(places)]
+    if not mine:
+        return
+    for index, other in seated:
+        if other == me or index >= len(places):
+            continue
+        theirs = places[index]
+        outcome = "won" if mine[0] < theirs else "lost" if mine[0] > theirs else "drawn"
+        results[other][outcome] += 1
+
+
+def _differences(bot: Bot, others: list[int]) -> dict[int, field.Difference]:
+    """The rating difference against each of ``others`` that is rated (one field load)."""
+    if not others or not hasattr(bot, "rating"):
+        return {}
+    whole = field_store.game_field(bot.game)
+    if bot.pk not in whole.elo:
+        return {}
+    return {other: whole.difference(bot.pk, other) for other in others if other in whole.elo}
