@@ -75,7 +75,9 @@ def test_a_silent_person_times_out_and_the_engine_plays_the_seat(tables: redis.R
             return human_seat.PersonChannel(42)
         return PolicyChannel(house_policy("oceans11", "random", 1))
 
-    outcome = play_match(spec, bots, start, make_game=live_feed.feed_maker(42, "oceans11"))
+    outcome = play_match(
+        spec, bots, start, make_game=live_feed.feed_maker(42, "oceans11", frozenset({0}))
+    )
     faults = [fault for fault in outcome.faults if fault.bot == 0]
     assert [fault.kind for fault in faults] == ["timeout"]
     assert outcome.places  # the match ended

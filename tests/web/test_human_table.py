@@ -90,7 +90,7 @@ def before_game_over(bodies: list[dict[str, Any]]) -> list[Any]:
             if line["type"] == "game_over":
                 return seen
             seen.append(line)
-        seen.extend(event["view"] for event in body["events"] if not event["over"])
+        seen.extend(event.get("view") for event in body["events"] if not event["over"])
     return seen
 
 

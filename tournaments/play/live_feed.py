@@ -34,6 +34,10 @@ log = logging.getLogger(__name__)
 LIVE_DELAY_SECONDS = 2.0
 #: Events one match keeps at most (the oldest are dropped beyond it).
 MAX_EVENTS = 5_000
+#: Seconds a batch of events may wait before it is published.
+FLUSH_SECONDS = 0.25
+#: Seconds a spectator's visit keeps a match's feed on.
+WATCH_SECONDS = 30
 #: Events one read returns at most.
 READ_LIMIT = 200
 
@@ -54,32 +58,61 @@ def public_view(game: Game) -> JSONDict:
 
 
 class _Feed:
-    """Appends events for one match; goes quiet after the first Redis failure."""
+    """Appends events for one match, in batches; goes quiet after the first Redis failure.
 
-    def __init__(self, match_id: int) -> None:
+    The table's view costs an observation per seat, and a Redis write costs a round trip,
+    so a move is not published on its own: events gather and go out together, with the
+    view of the latest, when ``FLUSH_SECONDS`` have passed, a game is over, or a person
+    is to act (they must see the bots' moves before they choose). With no person at the
+    table and nobody watching (``watch`` was not called in the last ``WATCH_SECONDS``),
+    nothing is gathered: an unwatched match costs a check every ``FLUSH_SECONDS``.
+    """
+
+    def __init__(self, match_id: int, people: frozenset[int]) -> None:
         self.match_id = match_id
+        self.people = people
         self.move = 0
+        self.pending: list[JSONDict] = []
+        self.flushed = time.monotonic()
         try:
             self.client: redis.Redis | None = table_redis()
         except TableUnavailable:
             self.client = None
+        self.watched = bool(people) or self._is_watched()
 
     def publish(self, game_index: int, seat: Seat, game: Game) -> None:
+        self.move += 1
         if self.client is None:
             return
-        event = {
-            "t": time.time(),
-            "game": game_index,
-            "move": self.move,
-            "seat": seat,
-            "over": game.is_over(),
-            "view": public_view(game),
-        }
-        self.move += 1
+        now = time.monotonic()
+        due = now - self.flushed >= FLUSH_SECONDS
+        if due and not self.people:
+            self.watched = self._is_watched()
+        if not self.watched:
+            self.flushed = now if due else self.flushed
+            return
+        over = game.is_over()
+        event = {"game": game_index, "move": self.move - 1, "seat": seat, "over": over}
+        self.pending.append(event)
+        if due or over or self.people.intersection(game.to_act() if not over else ()):
+            self._flush(game, now)
+
+    def _is_watched(self) -> bool:
+        try:
+            return bool(self.client and self.client.exists(watch_key(self.match_id)))
+        except redis.RedisError:
+            return False
+
+    def _flush(self, game: Game, now: float) -> None:
+        self.pending[-1]["view"] = public_view(game)
+        stamp = time.time()
+        lines = [json.dumps({"t": stamp, **e}, separators=(",", ":")) for e in self.pending]
+        self.pending, self.flushed = [], now
         key = feed_key(self.match_id)
         try:
+            assert self.client is not None
             with self.client.pipeline() as pipe:
-                pipe.rpush(key, json.dumps(event, separators=(",", ":")))
+                pipe.rpush(key, *lines)
                 pipe.ltrim(key, -MAX_EVENTS, -1)
                 pipe.expire(key, KEEP_SECONDS)
                 pipe.execute()
@@ -88,10 +121,23 @@ class _Feed:
             self.client = None
 
 
-def feed_maker(match_id: int, game_name: str) -> GameMaker:
-    """The registry's engine of ``game_name``, each game reporting its moves to the feed."""
+def watch_key(match_id: int) -> str:
+    return f"cardjudge:live:{match_id}:watched"
+
+
+def watch(match_id: int) -> None:
+    """Someone follows match ``match_id``: its worker publishes its moves for a while."""
+    try:
+        table_redis().set(watch_key(match_id), b"1", ex=WATCH_SECONDS)
+    except (TableUnavailable, redis.RedisError):
+        return
+
+
+def feed_maker(match_id: int, game_name: str, people: frozenset[int] = frozenset()) -> GameMaker:
+    """The registry's engine of ``game_name``, each game reporting its moves to the feed;
+    ``people``: the seats persons play (the feed is always on for them)."""
     make = default_game_maker(game_name)
-    feed = _Feed(match_id)
+    feed = _Feed(match_id, people)
     made = [0]
 
     def maker(seed: int, players: int, variant: str | None, options: Mapping[str, Any]) -> Game:

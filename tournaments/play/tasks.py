@@ -162,7 +162,9 @@ def play_match(self: Any, match_id: int) -> str:
             house_in_sandbox=settings.JUDGE_HOUSE_BOTS == "sandbox",
             stop=signal,
             lifecycle=runner.lifecycle_named(settings.JUDGE_SANDBOX_LIFECYCLE),
-            make_game=live_feed.feed_maker(match_id, plan.game),
+            make_game=live_feed.feed_maker(
+                match_id, plan.game, frozenset(i for i, s in enumerate(plan.seats) if s.person)
+            ),
         )
     except runner.MatchStopped:
         keeper.stop()

@@ -269,6 +269,8 @@ def live(request: HttpRequest, match_id: int) -> JsonResponse:
         after = _position(request, "after")
     except ServiceError as error:
         return JsonResponse({"error": str(error)}, status=400)
+    if match.status in (Match.Status.QUEUED, Match.Status.RUNNING):
+        live_feed.watch(match.pk)  # its worker publishes while someone follows it
     events, following = live_feed.read_feed(match.pk, after, live_feed.LIVE_DELAY_SECONDS)
     return JsonResponse(
         {"status": match.status, "events": events, "next": following},

@@ -15,6 +15,7 @@
     const item = document.createElement("li");
     item.textContent = "Game " + (event.game + 1) + ", move " + (event.move + 1) + ": seat " + (event.seat + 1) + " acted.";
     document.getElementById("live-moves").append(item);
+    if (!event.view) return;
     const list = document.getElementById("live-view");
     list.replaceChildren();
     for (const [key, value] of Object.entries(event.view)) {

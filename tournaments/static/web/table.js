@@ -71,7 +71,7 @@
     const item = document.createElement("li");
     item.textContent = "Game " + (event.game + 1) + ", move " + (event.move + 1) + ": seat " + (event.seat + 1) + " acted.";
     byId("table-moves").append(item);
-    fill(byId("table-public"), event.view);
+    if (event.view) fill(byId("table-public"), event.view);
   }
   async function poll() {
     try {
