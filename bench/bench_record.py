@@ -52,7 +52,7 @@ def seed(matches: int) -> None:
     """Fill the current (migrated, empty) database: BOTS bots, their versions, ratings
     and records (each bot against every other bot's first version), and ``matches``
     rated matches with their seats and rating history."""
-    from bench._bigsite import copy_rows
+    from bench._seeded_site import copy_rows
     from tournaments.models import (
         Bot,
         BotVersion,
