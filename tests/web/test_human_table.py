@@ -23,6 +23,8 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from judge.games import starting_game
 from tests.web.conftest import Visit, log_in, make_user, quick_bot
+from tournaments.api.actions import request_quick_match
+from tournaments.errors import ServiceError
 from tournaments.models import Match
 from tournaments.play import human_match, replay_store, tasks
 
@@ -225,6 +227,10 @@ def test_the_table_refuses_strangers_bad_answers_and_a_second_table(
     with pytest.raises(Exception, match="tables seat 2 to 2, not 3"):
         human_match.request_human_match(bob, "oceans11", ["random", "random"])
     assert json.loads(owner.get(reverse("web:live_feed", args=[match.pk])).content)["events"] == []
+    # The person's seat is no bot: no quick match or tournament takes it.
+    mine = quick_bot(ada, "oceans11", "ada-bot")
+    with pytest.raises(ServiceError, match="is rejected"):
+        request_quick_match(mine, [human_match.person_version("oceans11")], [], 1)
 
 
 def test_play_against_a_bot_from_its_page_and_the_game_page(

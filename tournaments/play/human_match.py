@@ -30,16 +30,25 @@ from tournaments.wake import dispatch_after_commit
 #: The person's clocks: a minute a move, plus a three-minute bank over the match. The
 #: whole match stays within the worker's wall-clock budget (MATCH_BUDGET_CAP_SECONDS).
 PERSON_CLOCKS = TimeControl(startup_s=10.0, move_s=60.0, bank_s=180.0)
+PERSON_REPORT = "stands for a person at a table (/play/GAME/), never for a bot elsewhere"
 #: The person's seat at the table.
 PERSON_SEAT = 0
 
 
 def person_version(game: str) -> BotVersion:
-    """The version that stands for "a person" at ``game``'s tables (one per game)."""
+    """The version that stands for "a person" at ``game``'s tables (one per game).
+
+    Its status is "rejected", with a report that says why: every other way into a match
+    (tournaments, quick matches, duels, the ladder) takes accepted versions only, so a
+    person's seat is never given to a match that no person sits at."""
     bot, _ = Bot.objects.get_or_create(
         owner=None, game=game, name="person", defaults={"house_policy": PERSON_POLICY}
     )
-    return bot_actions.add_version(bot, b"", f"person:{game}", BotVersion.Status.ACCEPTED)
+    version = bot_actions.add_version(bot, b"", f"person:{game}", BotVersion.Status.REJECTED)
+    if not version.check_report:
+        version.check_report = {"passed": False, "verdict": "person", "reason": PERSON_REPORT}
+        version.save(update_fields=["check_report"])
+    return version
 
 
 def live_match_of(user: User) -> Match | None:
