@@ -187,6 +187,51 @@ class Tournament(models.Model):
         return self.matches_done / self.matches_total if self.matches_total else 0.0
 
 
+class Duel(models.Model):
+    """Is the owner's version B stronger than A? A sequential test (judge.duel, docs/duels.md)
+    played in rounds of two unrated matches on the same deals, B and A swapped between
+    symmetric seats (the panel's version in the other seats of a larger table).
+
+    ``state`` is ``judge.duel.state.DuelState.to_json()``: the pair counts, the LLR after
+    each round and the decision; tournaments.competitions.duels folds each finished round in.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DECIDED = "decided"
+        CAPPED = "capped"
+        CANCELLED = "cancelled"
+        FAILED = "failed"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="duels"
+    )
+    game = models.CharField(max_length=32)
+    variant = models.CharField(max_length=32, blank=True, default="")
+    options = models.JSONField(default=dict, blank=True)
+    table_size = models.PositiveSmallIntegerField(default=2)
+    #: A: the baseline; B: the owner's challenger; the panel sits in the other seats.
+    a = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="duels_as_a")
+    b = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="duels_as_b")
+    panel = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    pairs_per_round = models.PositiveSmallIntegerField(default=10)
+    seed = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    state = models.JSONField(default=dict)
+    #: Why a failed duel stopped (a match of it failed for good).
+    failure = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = (models.Index(fields=["owner", "status"], name="duel_owner_status"),)
+
+    def __str__(self) -> str:
+        return f"duel {self.pk}: {self.b} against {self.a} ({self.game})"
+
+
 class Ladder(models.Model):
     """A game's continuous ladder (tournaments.competitions.ladder): the latest accepted version of
     every active bot keeps playing rated matches until its rating is known.
@@ -230,6 +275,13 @@ class Match(models.Model):
     ladder = models.ForeignKey(
         Ladder, null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
     )
+    #: The duel that scheduled this match (then there is no tournament), its round, and
+    #: which of the round's two seatings it plays (0: B at seat 0, 1: B and A swapped).
+    duel = models.ForeignKey(
+        "Duel", null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
+    )
+    duel_round = models.PositiveIntegerField(default=0)
+    duel_seating = models.PositiveSmallIntegerField(default=0)
     #: Order within the tournament (the queue order, chosen for meaningful partial standings).
     number = models.PositiveIntegerField(default=0)
     game = models.CharField(max_length=32)

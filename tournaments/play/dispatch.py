@@ -39,11 +39,12 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max, Min, Q, QuerySet, Sum
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from tournaments.competitions import ladder
-from tournaments.models import BotVersion, Match, Tournament, Worker
+from tournaments.models import BotVersion, Duel, Match, Tournament, Worker
 from tournaments.play import clocks
 
 #: The tasks the scheduler sends, by their stable names (tournaments.play.tasks,
@@ -149,12 +150,24 @@ def owner_cap(processes: int) -> int:
 # What waits and what is in flight.
 
 
+#: Whose batch work a match is: its tournament's owner, or its duel's.
+BATCH_OWNER = Coalesce(F("tournament__owner"), F("duel__owner"))
+
+
 def tournament_matches() -> QuerySet[Match]:
-    return Match.objects.filter(tournament__isnull=False)
+    """Batch work taken owners in turn: tournaments' matches and duels' rounds."""
+    return Match.objects.filter(Q(tournament__isnull=False) | Q(duel__isnull=False))
+
+
+def owned_by(owner: Owner) -> Q:
+    """Batch work of ``owner`` (None: tournaments without an owner; a duel has one)."""
+    if owner is None:
+        return Q(tournament__isnull=False, tournament__owner__isnull=True)
+    return Q(tournament__owner=owner) | Q(duel__owner=owner)
 
 
 def quick_matches() -> QuerySet[Match]:
-    return Match.objects.filter(tournament__isnull=True, ladder__isnull=True)
+    return Match.objects.filter(tournament__isnull=True, ladder__isnull=True, duel__isnull=True)
 
 
 def due() -> Q:
@@ -191,7 +204,7 @@ def _counts(rows: QuerySet[Any], owner: str) -> dict[Owner, int]:
 
 def in_flight_by_owner() -> dict[Owner, int]:
     """Tournament matches in flight per tournament owner (None: no owner)."""
-    return _counts(tournament_matches().filter(IN_FLIGHT), "tournament__owner")
+    return _counts(tournament_matches().filter(IN_FLIGHT).annotate(owner=BATCH_OWNER), "owner")
 
 
 def interactive_in_flight_by_owner() -> dict[Owner, int]:
@@ -224,34 +237,37 @@ def last_served() -> dict[Owner, float]:
     """When each owner of a running tournament last had a match sent (epoch seconds)."""
     rows = (
         tournament_matches()
-        .filter(tournament__status=Tournament.Status.RUNNING, sent_at__isnull=False)
-        .values("tournament__owner")
+        .filter(
+            Q(tournament__status=Tournament.Status.RUNNING) | Q(duel__status=Duel.Status.RUNNING),
+            sent_at__isnull=False,
+        )
+        .annotate(owner=BATCH_OWNER)
+        .values("owner")
         .annotate(last=Max("sent_at"))
         .order_by()
     )
-    return {row["tournament__owner"]: row["last"].timestamp() for row in rows}
+    return {row["owner"]: row["last"].timestamp() for row in rows}
 
 
 def waiting_owners(busy: dict[Owner, int], served: dict[Owner, float]) -> list[Owner]:
     """Owners with tournament matches waiting, the one who gets the next process first:
     fewest in flight, then the one served least recently (never served: first), then the
     one whose match has waited longest."""
-    rows = waiting().values("tournament__owner").annotate(first=Min("id")).order_by()
+    rows = waiting().annotate(owner=BATCH_OWNER).values("owner").annotate(first=Min("id"))
+    rows = rows.order_by()
 
     def rank(row: dict[str, Any]) -> tuple[int, float, int]:
-        owner = row["tournament__owner"]
+        owner = row["owner"]
         return busy.get(owner, 0), served.get(owner, 0.0), row["first"]
 
-    return [row["tournament__owner"] for row in sorted(rows, key=rank)]
+    return [row["owner"] for row in sorted(rows, key=rank)]
 
 
 def next_match(owner: Owner) -> Match | None:
-    """The owner's next match: oldest tournament first, in the schedule's order."""
-    if owner is None:
-        mine = waiting().filter(tournament__owner__isnull=True)
-    else:
-        mine = waiting().filter(tournament__owner=owner)
-    return mine.order_by("tournament_id", "number", "id").first()
+    """The owner's next match: oldest tournament first, in the schedule's order, then the
+    duels' rounds."""
+    mine = waiting().filter(owned_by(owner))
+    return mine.order_by("tournament_id", "duel_id", "number", "id").first()
 
 
 @dataclass(frozen=True)

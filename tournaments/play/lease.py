@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from tournaments.competitions import competition_actions
+from tournaments.competitions import competition_actions, duels
 from tournaments.competitions.standings import refresh_table
 from tournaments.models import Match, Seat, Tournament
 from tournaments.play import dispatch, queued_work, replay_store
@@ -28,11 +28,13 @@ logger = logging.getLogger(__name__)
 
 
 def _count_done(match: Match) -> None:
-    """Count an ended match in its tournament (which may then be finished) and wake the
-    dispatcher: its process is free."""
+    """Count an ended match in its tournament (which may then be finished) or its duel and
+    wake the dispatcher: its process is free."""
     if match.tournament_id is not None:
         Tournament.objects.filter(pk=match.tournament_id).update(matches_done=F("matches_done") + 1)
         competition_actions.close_if_complete(match.tournament_id)
+    if match.duel_id is not None:
+        duels.match_ended(match)  # its round may be complete: folded in, the next queued
     dispatch.dispatch_after_commit()  # its process is free
 
 

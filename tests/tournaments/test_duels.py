@@ -1,0 +1,141 @@
+"""Duels (issue 35) on the service: rounds of two matches on the same deals, B and A swapped,
+played by the dispatcher and the play task (in-process here, by real workers in the last
+test), folded into the sequential test until it decides; who may duel what, and cancel.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from tests.tournaments.conftest import Workers, wait_for
+from tournaments.bots import bot_actions
+from tournaments.competitions import duels
+from tournaments.competitions.duels import DuelRequest
+from tournaments.errors import ServiceError
+from tournaments.models import Bot, BotVersion, Duel, Match, Rating
+from tournaments.play import dispatch
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("local_sandbox"),
+    pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning"),
+]
+
+
+def own_version(owner: User, policy: str, game: str = "oceans11") -> BotVersion:
+    """An accepted version of ``owner``'s bot that plays house policy ``policy``."""
+    bot = Bot.objects.create(owner=owner, game=game, name=f"my-{policy}", house_policy=policy)
+    return bot_actions.add_version(bot, b"", f"{owner.pk}:{policy}", BotVersion.Status.ACCEPTED)
+
+
+@pytest.fixture
+def owner() -> User:
+    return User.objects.create(username="duellist")
+
+
+def test_a_duel_plays_swapped_rounds_until_the_test_decides_h1(owner: User) -> None:
+    b = own_version(owner, "greedy")
+    a = bot_actions.house_version("oceans11", "random")
+    request = DuelRequest(b=b, a=a, elo1=300, pairs_per_round=5, max_games=200, seed=7)
+    duel = duels.create_duel(owner, request)  # rounds are played in-process after commit
+
+    duel.refresh_from_db()
+    assert duel.status == Duel.Status.DECIDED and duel.state["decision"] == "H1"
+    rounds = len(duel.state["history"])
+    matches = list(duel.matches.order_by("duel_round", "duel_seating"))
+    assert len(matches) == 2 * rounds
+    assert {(m.status, m.rated, m.games) for m in matches} == {(Match.Status.DONE, False, 5)}
+    for first, second in zip(matches[::2], matches[1::2], strict=True):
+        assert first.seed == second.seed and first.duel_round == second.duel_round
+        assert [s.pk for s in first.seat_versions()] == [b.pk, a.pk]
+        assert [s.pk for s in second.seat_versions()] == [a.pk, b.pk]
+    assert duel.state["games"] == sum(m.games for m in matches) == 10 * rounds
+    assert duel.state["elo"]["estimate"] > 0 and duel.finished_at is not None
+    assert not Rating.objects.exists(), "duel matches are unrated"
+    assert not dispatch.quick_matches().exists(), "duel matches are not quick matches"
+
+
+def test_a_duel_stops_at_its_cap_and_fills_a_larger_table_with_the_panel(owner: User) -> None:
+    b = own_version(owner, "random", game="bigtwo")
+    a = bot_actions.house_version("bigtwo", "random")
+    request = DuelRequest(b=b, a=a, table_size=4, pairs_per_round=5, max_games=20, seed=3)
+    duel = duels.create_duel(owner, request)
+
+    duel.refresh_from_db()
+    assert duel.status == Duel.Status.CAPPED and duel.state["decision"] == "cap"
+    assert duel.state["games"] == 20 and len(duel.state["history"]) == 2
+    panel = bot_actions.house_version("bigtwo", "greedy")
+    first, second = duel.matches.order_by("duel_round", "duel_seating")[:2]
+    assert [v.pk for v in first.seat_versions()] == [b.pk, panel.pk, a.pk, panel.pk]
+    assert [v.pk for v in second.seat_versions()] == [a.pk, panel.pk, b.pk, panel.pk]
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"b": "theirs"}, "must be a version of one of your own bots"),
+        ({"a": "same"}, "A and B are the same version"),
+        ({"a": "bigtwo"}, "plays bigtwo, not oceans11"),
+        ({"pairs_per_round": 0}, "a round plays 1 to 50 pairs, not 0"),
+        ({"max_games": 10_000}, "the game cap must be from 20 to 4000 games"),
+        ({"elo0": 30, "elo1": 10}, "the Elo bounds need"),
+        ({"alpha": 0.7}, "alpha and beta must be above 0"),
+        ({"table_size": 3}, "oceans11 is played by 2 to 2 players, not 3"),
+    ],
+)
+def test_it_refuses_a_duel_saying_what_is_wrong(
+    owner: User, change: dict[str, object], said: str
+) -> None:
+    fields: dict[str, object] = {
+        "b": own_version(owner, "greedy"),
+        "a": bot_actions.house_version("oceans11", "random"),
+    }
+    other = User.objects.create(username="other")
+    named = {
+        "theirs": own_version(other, "greedy"),
+        "same": fields["b"],
+        "bigtwo": bot_actions.house_version("bigtwo", "random"),
+    }
+    fields.update({k: named.get(v, v) if isinstance(v, str) else v for k, v in change.items()})
+    with pytest.raises(ServiceError, match=said):
+        duels.create_duel(owner, DuelRequest(**fields))  # type: ignore[arg-type]
+    assert not Duel.objects.exists() and not Match.objects.exists()
+
+
+def test_only_the_owner_cancels_and_running_duels_are_bounded(owner: User) -> None:
+    b = own_version(owner, "greedy")
+    a = bot_actions.house_version("oceans11", "random")
+    outsider = User.objects.create(username="outsider")
+    with transaction.atomic():  # nothing is played before the commit
+        made = [duels.create_duel(owner, DuelRequest(b=b, a=a)) for _ in range(3)]
+        with pytest.raises(ServiceError, match="already have 3 duels running"):
+            duels.create_duel(owner, DuelRequest(b=b, a=a))
+        with pytest.raises(ServiceError, match="is not a duel of yours"):
+            duels.cancel_duel(made[0].pk, outsider)
+        for duel in made:
+            duels.cancel_duel(duel.pk, owner)
+        with pytest.raises(ServiceError, match="is cancelled: only a running duel"):
+            duels.cancel_duel(made[0].pk, owner)
+    assert set(Duel.objects.values_list("status", flat=True)) == {Duel.Status.CANCELLED}
+    assert set(Match.objects.values_list("status", flat=True)) == {Match.Status.CANCELLED}
+    assert Match.objects.count() == 6 and not Match.objects.filter(sent_at__isnull=False)
+
+
+def test_real_workers_play_a_duel_to_its_decision(owner: User, workers: Workers) -> None:
+    b = own_version(owner, "greedy")
+    a = bot_actions.house_version("oceans11", "random")
+    workers.start("duel", processes=2)
+    with transaction.atomic():
+        duel = duels.create_duel(owner, DuelRequest(b=b, a=a, elo1=300, pairs_per_round=5))
+
+    def over() -> bool:
+        duel.refresh_from_db()
+        return duel.status != Duel.Status.RUNNING
+
+    wait_for(over, 120, "the duel to be decided")
+    assert duel.status == Duel.Status.DECIDED and duel.state["decision"] == "H1"
+    played = duel.matches.filter(status=Match.Status.DONE)
+    assert played.count() == 2 * len(duel.state["history"])
+    assert {m.worker.split("@")[0] for m in played} == {"duel"}

@@ -1,0 +1,217 @@
+"""Duels (issue 35): is the owner's new version B stronger than A? Each round is two unrated
+matches on the same deals with B and A swapped (judge.duel.pairs); when both are over, the
+round is folded into the duel's sequential test (judge.duel.state) and the next round is
+queued, until the test decides or the game cap is reached.
+
+The rounds' matches are batch work: the dispatcher sends them with the tournaments' matches,
+owners in turn (tournaments.play.dispatch). Each function here is one transaction (or runs
+inside the lease's), and the dispatcher is woken only after it commits.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from judge.bots import policies
+from judge.duel.pairs import seatings
+from judge.duel.sprt import Decision, Sprt
+from judge.duel.state import DuelState
+from judge.rng import derive_seed
+from tournaments import wake
+from tournaments.bots import bot_actions
+from tournaments.errors import ServiceError
+from tournaments.game_settings import checked_settings
+from tournaments.models import BotVersion, Duel, Match, Seat
+
+#: Pairs (deals) in one round: each of its two matches plays that many games.
+MAX_PAIRS_PER_ROUND = 50
+#: The most games one duel may play (the test's cap), and the fewest.
+MAX_GAMES = 4000
+MIN_GAMES = 20
+#: Duels one owner may have running at once (each keeps up to two matches in the queue).
+MAX_RUNNING_PER_OWNER = 3
+#: The house bot that fills a larger table's other seats when no panel is chosen.
+DEFAULT_PANEL = "greedy"
+
+
+@dataclass(frozen=True)
+class DuelRequest:
+    """What the owner asks for; ``create_duel`` checks every field."""
+
+    b: BotVersion
+    a: BotVersion
+    panel: BotVersion | None = None
+    table_size: int = 0
+    variant: str = ""
+    options: dict[str, Any] | None = None
+    pairs_per_round: int = 10
+    elo0: float = 0.0
+    elo1: float = 20.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 4000
+    seed: int | None = None
+
+
+def create_duel(owner: User, request: DuelRequest) -> Duel:
+    """A running duel of ``request``, its first round queued after commit; ServiceError
+    says what was wrong with the request."""
+    game = request.b.bot.game
+    chosen = checked_settings(game, request.table_size, request.variant, request.options)
+    test = _checked_test(request)
+    _check_versions(owner, game, request)
+    with transaction.atomic():
+        running = Duel.objects.select_for_update().filter(owner=owner, status=Duel.Status.RUNNING)
+        if len(running) >= MAX_RUNNING_PER_OWNER:
+            raise ServiceError(
+                f"you already have {MAX_RUNNING_PER_OWNER} duels running, the most allowed at "
+                "once; wait for one to be decided, or cancel one"
+            )
+        panel = request.panel
+        if panel is None and chosen.players > 2:
+            panel = bot_actions.house_version(game, _default_panel(game))
+        duel = Duel.objects.create(
+            owner=owner,
+            game=game,
+            variant=chosen.variant,
+            options=chosen.options,
+            table_size=chosen.players,
+            a=request.a,
+            b=request.b,
+            panel=panel,
+            pairs_per_round=request.pairs_per_round,
+            seed=secrets.randbits(48) if request.seed is None else request.seed,
+            state=DuelState(test).to_json(),
+        )
+        _queue_round(duel, DuelState(test))
+    return duel
+
+
+def _checked_test(request: DuelRequest) -> Sprt:
+    """The request's sequential test, its settings bounded."""
+    if not 1 <= request.pairs_per_round <= MAX_PAIRS_PER_ROUND:
+        raise ServiceError(
+            f"a round plays 1 to {MAX_PAIRS_PER_ROUND} pairs, not {request.pairs_per_round}"
+        )
+    if not MIN_GAMES <= request.max_games <= MAX_GAMES:
+        raise ServiceError(
+            f"the game cap must be from {MIN_GAMES} to {MAX_GAMES} games, not {request.max_games}"
+        )
+    try:
+        return Sprt(request.elo0, request.elo1, request.alpha, request.beta, request.max_games)
+    except ValueError as error:
+        raise ServiceError(str(error)) from None
+
+
+def _check_versions(owner: User, game: str, request: DuelRequest) -> None:
+    """B must be the owner's own; A and the panel the owner's, a house bot's, or any
+    accepted version; all of ``game``, accepted, not retired, and A is not B."""
+    if request.b.bot.owner_id != owner.pk:
+        raise ServiceError(f"B ({request.b}) must be a version of one of your own bots")
+    if request.a.pk == request.b.pk:
+        raise ServiceError("A and B are the same version: choose a different baseline A")
+    for role, version in (("B", request.b), ("A", request.a), ("the panel", request.panel)):
+        if version is None:
+            continue
+        if version.bot.game != game:
+            raise ServiceError(f"{role} ({version}) plays {version.bot.game}, not {game}")
+        if version.status != BotVersion.Status.ACCEPTED:
+            raise ServiceError(f"{role} ({version}) is {version.status}: it must be accepted")
+        if version.retired or version.bot.retired:
+            raise ServiceError(f"{role} ({version}) is retired; it plays no new match")
+
+
+def _default_panel(game: str) -> str:
+    found = policies(game)
+    return DEFAULT_PANEL if DEFAULT_PANEL in found else "random"
+
+
+def _queue_round(duel: Duel, state: DuelState) -> None:
+    """Make the next round's two matches (same seed: the same deals), queued in the
+    database for the dispatcher, which is woken after commit."""
+    pairs = state.pairs_next(duel.pairs_per_round)
+    number = len(state.history)
+    first, second = seatings(duel.table_size, duel.b, duel.a, duel.panel)
+    now = timezone.now()
+    for seating, seated in enumerate((first, second)):
+        match = Match.objects.create(
+            duel=duel,
+            duel_round=number,
+            duel_seating=seating,
+            number=2 * number + seating,
+            game=duel.game,
+            variant=duel.variant,
+            options=duel.options,
+            games=pairs,
+            duplicate=False,
+            rated=False,
+            seed=derive_seed(duel.seed, "duel-round", number),
+            enqueued_at=now,
+        )
+        Seat.objects.bulk_create(
+            Seat(match=match, index=i, version=version) for i, version in enumerate(seated)
+        )
+    wake.dispatch_after_commit()
+
+
+def match_ended(match: Match) -> None:
+    """A duel's match is over (the lease calls this in the transaction that stores it):
+    once both of its round are done, fold the round in and queue the next or decide."""
+    duel = Duel.objects.select_for_update().filter(pk=match.duel_id or 0).first()
+    if duel is None or duel.status != Duel.Status.RUNNING:
+        return
+    state = DuelState.from_json(duel.state)
+    if match.duel_round != len(state.history):
+        return  # a round already folded in (a duplicate delivery)
+    both = list(
+        Match.objects.filter(duel=duel, duel_round=match.duel_round).order_by("duel_seating")
+    )
+    if any(m.status == Match.Status.FAILED for m in both):
+        _end(duel, Duel.Status.FAILED, f"round {match.duel_round}'s match failed for good")
+        return
+    if len(both) != 2 or any(m.status != Match.Status.DONE for m in both):
+        return
+    state = state.record_round(_game_scores(both[0]), _game_scores(both[1]))
+    duel.state = state.to_json()
+    if state.decision is Decision.RUNNING:
+        duel.save(update_fields=["state"])
+        _queue_round(duel, state)
+        return
+    status = Duel.Status.CAPPED if state.decision is Decision.CAP else Duel.Status.DECIDED
+    _end(duel, status)
+
+
+def _game_scores(match: Match) -> list[Sequence[float]]:
+    """Each game's scores, seat by seat (the seating is the match's: no rotation)."""
+    return [list(game["result"]["scores"]) for game in (match.result or {}).get("games", [])]
+
+
+def _end(duel: Duel, status: str, why: str = "") -> None:
+    duel.status = status
+    duel.failure = why
+    duel.finished_at = timezone.now()
+    duel.save(update_fields=["state", "status", "failure", "finished_at"])
+
+
+@transaction.atomic
+def cancel_duel(duel_id: int, user: User) -> Duel:
+    """Cancel a running duel of ``user``'s: its queued matches at once, a running one's
+    worker stops it within MATCH_WATCH_SECONDS. The rounds played stay recorded."""
+    duel = Duel.objects.select_for_update().filter(pk=duel_id).first()
+    if duel is None or (duel.owner_id != user.pk and not user.is_staff):
+        raise ServiceError(f"duel {duel_id} is not a duel of yours")
+    if duel.status != Duel.Status.RUNNING:
+        raise ServiceError(f"duel {duel_id} is {duel.status}: only a running duel is cancelled")
+    duel.matches.filter(status__in=(Match.Status.QUEUED, Match.Status.RUNNING)).update(
+        status=Match.Status.CANCELLED, lease_expires_at=None, sent_at=None
+    )
+    _end(duel, Duel.Status.CANCELLED)
+    wake.dispatch_after_commit()
+    return duel
