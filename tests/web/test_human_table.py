@@ -220,8 +220,18 @@ def test_the_table_refuses_strangers_bad_answers_and_a_second_table(
     ]:
         got = owner.post(answer, body, content_type="application/json")
         assert got.status_code == status, (body, got.content)
-    state = owner.get(reverse("web:table_state", args=[match.pk]) + "?lines=-1")
-    assert state.status_code == 400
+    nasty = ["-1", "²", "٣", "9" * 20, "1e9", "nan", " 1", "", "\x00", "v1"]
+    for value in nasty:
+        for name, query in [("table_state", {"lines": value}), ("table_state", {"events": value})]:
+            state = owner.get(reverse(f"web:{name}", args=[match.pk]), query)
+            assert state.status_code == 400 and "whole number" in state.json()["error"], value
+        assert (
+            owner.get(reverse("web:live_feed", args=[match.pk]), {"after": value}).status_code
+            == 400
+        )
+        assert owner.get("/play/bigtwo/", {"against": value}).status_code == 200
+    assert owner.get("/play/nothing/").status_code == 404
+    assert owner.get("/now-playing/nothing/").status_code == 404
     with pytest.raises(Exception, match="already have a match at a table"):
         human_match.request_human_match(ada, "oceans11", ["random"], "mini")
     with pytest.raises(Exception, match="tables seat 2 to 2, not 3"):
