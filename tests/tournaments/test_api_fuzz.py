@@ -23,7 +23,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from tournaments.bots import bot_actions
-from tournaments.competitions import competition_actions
+from tournaments.competitions import competition_actions, duels
 from tournaments.models import BotVersion, Match, Rating, Seat, bundle_code
 
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
@@ -71,12 +71,14 @@ def owned(db: None) -> dict[str, Any]:
         result={"scores": [1, -1], "places": [1, 2], "games": []},
     )
     Seat.objects.bulk_create(Seat(match=match, index=i, version=v) for i, v in enumerate(versions))
+    duel = duels.create_duel(owner, duels.DuelRequest(b=versions[0], a=versions[1]))
     return {
         "token": str(Token.objects.create(user=owner).key),
         "/api/bots/": versions[0].bot_id,
         "/api/versions/": versions[0].pk,
         "/api/tournaments/": tournament.pk,
         "/api/matches/": match.pk,
+        "/api/duels/": duel.pk,
     }
 
 
