@@ -127,6 +127,21 @@ def test_a_rejected_versions_report_counts_from_one_names_opponents_and_clocks(
     assert page.locator(".reason").inner_text().count("Traceback") == 1
     visit.check("check-report-rejected")
 
+    # Each check game has its replay: the deal where it crashed, in the match viewer.
+    items.nth(0).get_by_role("link", name="replay of check game 1").click()
+    expect(page.get_by_role("heading", name=re.compile("^Check game 1"))).to_be_visible()
+    expect(page.locator(".fault")).to_contain_text(re.compile(r"crashed \(with 2 players"))
+    expect(page.locator("#rv-counter")).to_contain_text(re.compile(r"\d+ of \d+"))
+    expect(page.locator("#rv-moves li").first).to_be_visible()
+    visit.check("check-game-replay")
+    address = page.url.split("#")[0]  # the viewer keeps its step in the fragment
+    record = page.request.get(address + "?download=1").json()
+    assert record["header"]["players"] == 2 and record["faults"]
+    version_url = page.get_by_role("link", name=re.compile("^crasher v1")).get_attribute("href")
+    assert version_url is not None
+    page.context.clear_cookies()  # signed out: nobody else sees it
+    assert page.request.get(address).status == 404
+
 
 def test_standings_are_ordered_by_what_they_show_and_say_so_on_a_phone(
     visit: Visit, monkeypatch: pytest.MonkeyPatch

@@ -288,6 +288,9 @@ def check_match(
         "faults": faults,
         "fault_lines": [describe_fault(fault, where, "") for fault in faults],
         "problem": problem,
+        # The game's record, for its replay on the version's page (owner only) and for
+        # ``python -m judge replay``: a check game is short (its check_options).
+        "record": outcome.get("record"),
     }
     return summary, bot_log
 

@@ -9,6 +9,7 @@ from tournaments.web import (
     account_views,
     board_views,
     bot_views,
+    check_replay_views,
     doc_views,
     game_files,
     live_views,
@@ -28,6 +29,16 @@ urlpatterns = [
     path("bots/<int:bot_id>/upload/", bot_views.upload, name="upload_version"),
     path("bots/<int:bot_id>/quick/", quick_views.quick_match, name="quick_match"),
     path("versions/<int:version_id>/", bot_views.version_page, name="version"),
+    path(
+        "versions/<int:version_id>/check/<int:number>/",
+        check_replay_views.check_replay,
+        name="check_replay",
+    ),
+    path(
+        "versions/<int:version_id>/check/<int:number>/frames/",
+        check_replay_views.check_frames,
+        name="check_frames",
+    ),
     path("starters/<str:language>/", bot_views.starter, name="starter"),
     path("docs/", doc_views.docs_index, name="docs"),
     path("docs/starters/", doc_views.starters, name="starters"),
@@ -63,6 +74,7 @@ urlpatterns = [
     path("matches/<int:match_id>/table/", table_views.table, name="table"),
     path("matches/<int:match_id>/table/state/", table_views.table_state, name="table_state"),
     path("matches/<int:match_id>/table/answer/", table_views.table_answer, name="table_answer"),
+    path("matches/<int:match_id>/table/leave/", table_views.table_leave, name="table_leave"),
     path("matches/<int:match_id>/live/", table_views.live, name="live_feed"),
     path("now-playing/<str:game>/", live_views.now_playing, name="now_playing"),
 ]
