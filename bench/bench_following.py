@@ -13,7 +13,8 @@ deviation (``global_rating.VERSION_DEVIATION`` is the service's): the new versio
 games until its mean rating (over RUNS runs) closed 50% and 90% of its true change; the
 tracking error (root mean square over runs and its first TRACKED games) for that change
 and for a new version that plays exactly as the last one (the cost of following fast).
-The baseline in the same run is the service's deviation. ``--quick``: fewer runs.
+The baseline in the same run is the former deviation, 100. It also prints bench_skill's order
+noise raw and measured from the field's mean. ``--quick``: fewer runs.
 """
 
 from __future__ import annotations
@@ -25,16 +26,18 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 
+from bench import bench_skill
 from bench.bench_calibration import BOTS, SKILL_STEP, Cell, play_match
 from tournaments.rating import global_rating, tournament_fit
 from tournaments.rating.units import match_units
 
-JUMPER = 2
-JUMP = 1.5
+JUMPER = bench_skill.JUMPER
+JUMP = bench_skill.JUMP
 WARM_MATCHES = 3000
 AFTER_MATCHES = 1200
 TRACKED = 100
-DEVIATIONS = (global_rating.VERSION_DEVIATION, 150.0, 200.0, 300.0)
+#: Version deviations tried: the former 100 (the baseline) and the service's.
+DEVIATIONS = (100.0, 125.0, global_rating.VERSION_DEVIATION, 200.0)
 CELLS = (Cell("bigtwo", 2, False), Cell("oceans11", 2, False))
 
 Units = tuple[tuple[int, int], list[tuple[int, ...]]]
@@ -129,13 +132,34 @@ def tracking(runs: Sequence[list[float]], gain: float) -> float:
     return math.sqrt(statistics.fmean((x - gain) ** 2 for t in runs for x in t[:TRACKED]))
 
 
+def order_noise(orders: int, seed: int) -> tuple[float, float]:
+    """bench_skill's order noise (the same round robin replayed in ``orders`` random
+    orders; the sd of a bot's final rating, mean over bots), raw and measured from the
+    field's mean: how much of it is a shift of the whole scale."""
+    rng = random.Random(seed)
+    matches = bench_skill.round_robin(1, rng)
+    finals = []
+    for _ in range(orders):
+        rng.shuffle(matches)
+        finals.append(bench_skill.final(bench_skill.METHODS[1], matches))
+    raw = statistics.fmean(statistics.stdev(f[b] for f in finals) for b in range(BOTS))
+    centred = statistics.fmean(
+        statistics.stdev(f[b] - statistics.fmean(f) for f in finals) for b in range(BOTS)
+    )
+    return raw, centred
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--runs", type=int, help="runs per deviation (default 40, quick 10)")
     args = parser.parse_args()
     runs, pool = (10, 20_000) if args.quick else (40, 60_000)
+    runs = args.runs or runs
     began = time.perf_counter()
+    raw, centred = order_noise(30 if args.quick else 100, args.seed)
+    print(f"order noise (bench_skill, 1 game a match): raw {raw:.1f} Elo, centred {centred:.1f}\n")
     print(f"{BOTS} bots, one game a match, {runs} runs; raw change (rating less opponents' mean)")
     print(
         f"{'cell':<16} {'deviation':>9} {'true':>5} {'50%':>5} {'90%':>5} {'err +':>6} "
