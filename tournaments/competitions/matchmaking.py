@@ -174,11 +174,12 @@ def explored(players: Sequence[Player[K]], rng: random.Random) -> list[Player[K]
 
     Chosen on the point ratings, the ladder plays the pairs its current errors make look
     close, again and again, and its ratings then err in the same direction together: on
-    bench_calibration_ladder the intervals of 2-seat ladders covered 0.86-0.89 where
-    random pairs of the same games covered 0.94-0.96. Drawn ratings keep the tables near
-    (a settled player moves little) while the pairs whose order is uncertain meet in
-    proportion to that uncertainty, across clusters too; coverage comes back to 0.92-0.96
-    and each rating's error falls by a fifth (docs/ratings.md, "A linked ladder")."""
+    bench_calibration_ladder's 2-seat ladders the field's joint intervals covered 0.86-0.93
+    (the stored ones 0.75-0.83) where the same games between random pairs covered
+    0.94-0.98. Drawn ratings keep the tables near (a settled player moves little) while
+    the pairs whose order is uncertain meet in proportion to that uncertainty, across
+    clusters too: coverage 0.92-0.97 with 8 bots, and each rating's error a fifth smaller
+    (two fifths with 50 bots; docs/ratings.md, "Joint uncertainty and the ladder")."""
     return [replace(p, mu=p.mu + rng.gauss(0.0, p.sigma)) for p in players]
 
 
