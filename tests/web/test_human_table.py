@@ -267,3 +267,25 @@ def test_play_against_a_bot_from_its_page_and_the_game_page(
     # A bot nobody offered is refused by the form, in words.
     refused = client.post("/play/bigtwo/", {"opponent_1": f"v{theirs.pk}"})
     assert refused.status_code == 400 and "Select a valid choice" in refused.content.decode()
+
+
+def test_a_person_who_leaves_the_table_is_played_for_to_the_end(
+    visit: Visit, table_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held_matches(monkeypatch)
+    make_user("ada")
+    log_in(visit, "ada")
+    page = visit.page
+    match, _ = play_by_clicking(visit, "oceans11")
+    worker = Worker(match.pk)
+    worker.start()
+    expect(page.locator(".table-action").first).to_be_visible(timeout=60_000)
+    page.get_by_role("button", name="Leave the table").click()
+    expect(page.locator("#table-done")).to_be_visible(timeout=60_000)
+    visit.audit()
+    worker.join(timeout=60)
+    assert worker.answer == "stored", worker.answer
+    match.refresh_from_db()
+    faults = [(f["bot"], f["kind"]) for f in match.faults]
+    assert faults == [(0, "closed")] and "left the table" in match.faults[0]["reason"]
+    assert match.result is not None and match.result["places"]

@@ -35,6 +35,8 @@ KEEP_SECONDS = 3600
 MAX_LINES = 20_000
 #: Bytes of one answer the site accepts (an action is a few cards).
 MAX_ANSWER_BYTES = 2_000
+#: What the answers list carries when the person leaves the table.
+LEAVE = b"leave"
 #: The largest wait in one BLPOP, so a closed channel is noticed within it.
 POLL_SECONDS = 1.0
 
@@ -99,6 +101,9 @@ class PersonChannel:
             )
             if popped is None:
                 continue
+            if popped[1] == LEAVE:
+                self.closed = True
+                raise BotGone("the person left the table")
             answer = _answer_to(popped[1], self.waiting)
             if answer is not None:
                 self.waiting = None
@@ -121,6 +126,16 @@ def _answer_to(raw: bytes | str, waiting: tuple[int, int] | None) -> bytes | Non
         return protocol.encode(protocol.action(posted["action"]))
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def post_leave(match_id: int) -> None:
+    """The person leaves: their seat is closed at its open or next question, like a bot
+    that exits, and the engine plays it to the end (the worker is free sooner)."""
+    client = table_redis()
+    with client.pipeline() as pipe:
+        pipe.rpush(answers_key(match_id), LEAVE)
+        pipe.expire(answers_key(match_id), KEEP_SECONDS)
+        pipe.execute()
 
 
 def post_answer(match_id: int, game: int, move: int, action: int) -> None:

@@ -251,6 +251,17 @@ def table_answer(request: HttpRequest, match_id: int) -> JsonResponse:
     return JsonResponse({"ok": True})
 
 
+@login_required
+@require_POST
+def table_leave(request: HttpRequest, match_id: int) -> JsonResponse:
+    """The person leaves the table: the engine plays their seat to the end of the match."""
+    match, _ = _own_table(request, match_id)
+    if match.status != Match.Status.RUNNING:
+        return JsonResponse({"error": f"the match is {match.status}, not running"}, status=409)
+    human_seat.post_leave(match.pk)
+    return JsonResponse({"ok": True})
+
+
 def _open_question(match_id: int) -> dict[str, Any] | None:
     """The last ``act`` the seat was sent, if no later line closed it."""
     for line in reversed(human_seat.person_lines(match_id, 0)):

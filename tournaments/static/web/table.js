@@ -62,6 +62,21 @@
       byId("table-prompt").textContent = "Not taken: " + (body.error || response.status);
     }
   }
+  async function leave() {
+    const button = byId("table-leave");
+    button.disabled = true;
+    closeQuestion("Leaving; the engine plays your seat to the end…");
+    const response = await fetch(root.dataset.leave, {
+      method: "POST",
+      headers: { "X-CSRFToken": byId("table-csrf").value },
+    });
+    if (!response.ok) {
+      const body = await response.json().catch(() => ({}));
+      byId("table-prompt").textContent = "Not left: " + (body.error || response.status);
+      button.disabled = false;
+    }
+  }
+  byId("table-leave").addEventListener("click", leave);
   function take(message) {
     if (message.type === "act") ask(message);
     else if (message.type === "game_over") closeQuestion("Game " + (message.game + 1) + " is over; scores " + text(message.scores) + ".");
@@ -91,6 +106,7 @@
     }
     if (over) {
       closeQuestion("The match is over.");
+      byId("table-leave").disabled = true;
       byId("table-done").hidden = false;
     } else setTimeout(poll, every);
   }
