@@ -265,11 +265,6 @@ def key_of(value: int) -> tuple[int, ...]:
     )
 
 
-def score_of_key(key: Sequence[int]) -> int:
-    """The score of a key tuple (the inverse of :func:`key_of`)."""
-    return key[0] << 20 | _pack(key[1:6])
-
-
 class HandRow:
     """A row of cards that grows one card at a time, always knowing its best hand.
 

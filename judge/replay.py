@@ -103,16 +103,6 @@ def seat_moves(
         yield from _game_messages(record, played, seat, make)
 
 
-def bot_moves(
-    record: Mapping[str, Any], bot: int, make_game: GameMaker | None = None
-) -> Iterator[SeatMove | JSONDict]:
-    """The messages bot ``bot`` received, whatever seat it had in each game (duplicate
-    matches rotate the seats), in order: SeatMoves, then each game_over."""
-    make = _maker(record, make_game)
-    for played in record["games"]:
-        yield from _game_messages(record, played, _seat_of(played, bot), make)
-
-
 def _seat_of(played: Mapping[str, Any], bot: int) -> int:
     seating: list[int] = played["seating"]
     if bot not in seating:

@@ -56,10 +56,6 @@ def parse_perspective(text: str, players: int) -> int | None:
     return int(text)
 
 
-def game_count(record: Mapping[str, Any]) -> int:
-    return len(record.get("games", []))
-
-
 def frames(record: Mapping[str, Any], index: int, perspective: int | None) -> JSONDict:
     """Every step of game ``index`` of the record, seen from ``perspective`` (None: all)."""
     games = record.get("games", [])
