@@ -1,5 +1,6 @@
 """The rules pages are for players: no test names or source paths, no backticks in a title,
-card pictures and tables that fit a 390 px phone (a wide table scrolls in its own box),
+card pictures (a code span of cards, `A♠ 10♥`, is drawn as cards named for screen readers)
+and tables that fit a 390 px phone (a wide table scrolls in its own box),
 axe clean at 1280 and 390 px; the rule-by-rule tests are one link away, for implementers."""
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ def test_a_rules_page_speaks_to_players_and_fits_a_phone(visit: Visit, game: str
     text = page.locator("main").inner_text()
     assert not DEVELOPER_TEXT.search(text), DEVELOPER_TEXT.search(text)
     assert re.search(r"[♠♥♦♣]", text), "the page draws its cards with their suits"
+    cards = page.locator("main .cards .card[role=img]")
+    expect(cards.first).to_have_attribute(
+        "aria-label", re.compile(r"^\w+ of (spades|hearts|diamonds|clubs)$")
+    )
     expect(page.locator("main table").first).to_be_visible()
     visit.check(f"rules-{game}")  # 1280 and 390 px: axe, and nothing wider than the screen
     page.locator("main").get_by_role("link", name="the rules and their tests").click()

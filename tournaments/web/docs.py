@@ -34,6 +34,10 @@ from judge import games
 
 #: The file names a page may have (anything else is not a page: no path tricks).
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,40}")
+#: A code span of cards written with their suits (`9♥ 5♦ 4♣`), drawn as small cards.
+CARD_SPAN = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣](?: (?:10|[2-9JQKA])[♠♥♦♣])*")
+SUITS = {"♠": ("s", "spades"), "♥": ("h", "hearts"), "♦": ("d", "diamonds"), "♣": ("c", "clubs")}
+RANKS = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}
 INDEX = "README"
 
 
@@ -108,6 +112,7 @@ def _markdown() -> MarkdownIt:
     renderer = cast(RendererHTML, md.renderer)
     for rule in ("fence", "code_block"):
         md.add_render_rule(rule, _focusable(renderer.rules[rule]))
+    md.add_render_rule("code_inline", _cards_or_code(renderer.rules["code_inline"]))
     return md
 
 
@@ -120,6 +125,30 @@ def _focusable(rule: Any) -> Any:
         return html.replace("<pre>", '<pre tabindex="0">', 1)
 
     return render
+
+
+def _cards_or_code(rule: Any) -> Any:
+    """A code span's renderer that draws a span of cards (`A♠ 10♥`) as the replay draws
+    them, each an image named for a screen reader ("ace of spades"); other spans are code."""
+
+    def render(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+        text = tokens[idx].content
+        if not CARD_SPAN.fullmatch(text):
+            return str(rule(tokens, idx, options, env))
+        return '<span class="cards small">' + "".join(map(_card, text.split())) + "</span>"
+
+    return render
+
+
+def _card(text: str) -> str:
+    """One card of a matched span (its characters are only ranks and suits: no escaping)."""
+    rank, suit = text[:-1], text[-1]
+    letter, name = SUITS[suit]
+    label = f"{RANKS.get(rank, rank)} of {name}"
+    return (
+        f'<span class="card suit-{letter}" role="img" aria-label="{label}">'
+        f'<span class="rank">{rank}</span><span class="suit">{suit}</span></span>'
+    )
 
 
 def _title(tokens: list[Token]) -> str:
