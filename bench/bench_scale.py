@@ -130,6 +130,7 @@ def requests(facts: dict[str, Any]) -> dict[str, Callable[[], Any]]:
     busiest = facts["busiest_bot"]
     version = Seat.objects.filter(bot_id=busiest).values_list("version_id", flat=True).first()
     replayed = facts["replayed_match"]
+    cup = Match.objects.values_list("tournament_id", flat=True).get(pk=replayed)
 
     def get(client: Client, url: str, zipped: bool = False) -> Callable[[], Any]:
         headers = {"Accept-Encoding": "gzip"} if zipped else {}
@@ -154,6 +155,11 @@ def requests(facts: dict[str, Any]) -> dict[str, Callable[[], Any]]:
         "api rating history": get(anonymous, f"/api/bots/{busiest}/rating-history/"),
         "bot page (busiest bot)": get(anonymous, f"/bots/{busiest}/"),
         "tournament list": get(anonymous, "/tournaments/"),
+        "tournament page": get(anonymous, f"/tournaments/{cup}/"),
+        "tournament live part": get(anonymous, f"/tournaments/{cup}/?part=live"),
+        "api standings": get(anonymous, f"/api/tournaments/{cup}/standings/"),
+        "api head-to-head": get(anonymous, f"/api/tournaments/{cup}/head-to-head/"),
+        "match page": get(anonymous, f"/matches/{replayed}/"),
         "admin match list": get(admin, "/admin/tournaments/match/"),
         "admin rating history": get(admin, "/admin/tournaments/ratinghistory/"),
         "replay (api, gzip)": get(anonymous, f"/api/matches/{replayed}/replay/", zipped=True),
