@@ -531,6 +531,9 @@ class RatingHistory(models.Model):
     seq = models.PositiveIntegerField(default=0)
     before = models.FloatField()
     after = models.FloatField()
+    #: The rating's deviation after this match (the bot page's chart draws its interval as
+    #: a band); null in rows written before it was kept, and in recomputed histories.
+    deviation = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -232,7 +232,13 @@ def test_the_bot_page_shows_head_to_head_and_a_dated_chart_with_its_band(visit: 
     dates = page.locator(".chart-dates span").all_inner_texts()
     assert len(dates) == 2 and all(re.fullmatch(r"\d{4}-\d\d-\d\d", day) for day in dates)
     expect(page.locator(".chart-scale span")).to_have_count(3)
-    expect(page.locator("svg.chart rect.band")).to_have_count(1)
+    band = page.locator("svg.chart polygon.band")  # each sample's interval, along the line
+    expect(band).to_have_count(1)
+    line, edges = (
+        page.locator("svg.chart polyline").get_attribute("points"),
+        band.get_attribute("points"),
+    )
+    assert line and edges and len(edges.split()) == 2 * len(line.split())
     expect(page.locator("svg.chart")).to_have_attribute("aria-label", re.compile(r"between \d{4}"))
     visit.check("bot-page-head-to-head")
 

@@ -54,6 +54,7 @@ def rate_match(match: Match, versions: Sequence[BotVersion], places: Sequence[in
             seq=rating.matches,
             before=rating.elo,
             after=new.elo,
+            deviation=new.deviation,
         )
         rating.set_skill(new)
         rating.save(update_fields=[*RECORD_FIELDS, *SKILL_FIELDS, "matches", "updated_at"])

@@ -38,6 +38,7 @@ from tournaments.errors import ServiceError
 from tournaments.guard.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.play import dispatch
+from tournaments.rating.global_rating import START_DEVIATION, interval
 from tournaments.web import charts, docs, head_to_head, stats
 from tournaments.web.forms import UploadForm
 from tournaments.web.keyset import requested_key
@@ -149,7 +150,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     versions = bot.versions.order_by("-number")
     if not mine:
         versions = versions.defer("code", "check_report")
-    history, days = rating_points(bot)
+    history, days, deviations = rating_points(bot)
     before = requested_key(request, "matches_before")
     matches, more = recent_matches(bot, before)
     listed = list(versions)
@@ -160,7 +161,14 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "versions": listed,
         "rating": getattr(bot, "rating", None),
         "chart": charts.rating_chart(
-            history, f"rating history of {bot.name}", days, rating_interval(bot)
+            history,
+            f"rating history of {bot.name}",
+            days,
+            rating_interval(bot),
+            [
+                None if d is None else interval(v, d)
+                for v, d in zip(history, deviations, strict=True)
+            ],
         ),
         "opponents": head_to_head.opponents(bot),
         "matches": matches,
@@ -193,21 +201,23 @@ def rating_samples(bot: Bot) -> list[float]:
     return rating_points(bot)[0]
 
 
-def rating_points(bot: Bot) -> tuple[list[float], list[str]]:
-    """``rating_samples`` and the date of each (the first one: its first rated match's)."""
+def rating_points(bot: Bot) -> tuple[list[float], list[str], list[float | None]]:
+    """``rating_samples``, the date of each (the first one: its first rated match's) and
+    its deviation (None where the history did not keep it; the first: the start's)."""
     rating = getattr(bot, "rating", None)
     if rating is None or rating.matches == 0:
-        return [], []
+        return [], [], []
     numbers = stats.sample_numbers(rating.matches, CHART_POINTS)
     changes = list(
         RatingHistory.objects.filter(bot=bot, seq__in=numbers)
         .order_by("seq")
-        .values_list("before", "after", "created_at")
+        .values_list("before", "after", "created_at", "deviation")
     )
     if not changes:
-        return [], []
-    days = [timezone.localtime(moment).strftime("%Y-%m-%d") for _, _, moment in changes]
-    return [changes[0][0], *(after for _, after, _ in changes)], [days[0], *days]
+        return [], [], []
+    days = [timezone.localtime(moment).strftime("%Y-%m-%d") for _, _, moment, _ in changes]
+    values = [changes[0][0], *(after for _, after, _, _ in changes)]
+    return values, [days[0], *days], [START_DEVIATION, *(d for *_, d in changes)]
 
 
 def code_files(version: BotVersion) -> list[tuple[str, str]]:

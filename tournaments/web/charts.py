@@ -43,17 +43,20 @@ def rating_chart(
     label: str,
     dates: Sequence[str] = (),
     interval: tuple[float, float] | None = None,
+    intervals: Sequence[tuple[float, float] | None] = (),
 ) -> SafeString:
     """A bot's rating after each rated match: the line, three grid lines with their
     ratings written beside the chart (text inside a stretched SVG would be stretched too),
     the first and last dates under it, and the rating's present 95% interval as a band at
-    its right end (the history keeps each rating, not its interval)."""
+    its right end; with ``intervals`` (each sample's 95% interval, None where the history
+    did not keep it), the band follows the line through every sample that has one."""
     if len(values) < 2:
         return mark_safe("")
     width, height, pad = 600, 160, 8
     low, high = min(values), max(values)
-    if interval is not None:
-        low, high = min(low, interval[0]), max(high, interval[1])
+    for bounds in [interval, *intervals]:
+        if bounds is not None:
+            low, high = min(low, bounds[0]), max(high, bounds[1])
     ticks = (high, (high + low) / 2, low)
     return format_html(
         '<div class="chart-scale" aria-hidden="true">{ticks}</div>'
@@ -72,7 +75,8 @@ def rating_chart(
             '<line class="grid" x1="0" x2="{}" y1="{}" y2="{}"/>',
             ((width, y, y) for y in (_y(t, low, high, height, pad) for t in ticks)),
         ),
-        band=_band(interval, low, high, width, height, pad),
+        band=_history_band(intervals, (low, high), width, height, pad)
+        or _band(interval, low, high, width, height, pad),
         points=" ".join(_scaled(values, width, height, pad, (low, high))),
         dates=format_html(
             '<div class="chart-dates"><span>{}</span><span>{}</span></div>', dates[0], dates[-1]
@@ -106,3 +110,21 @@ def _band(
         f"{width * 0.05:.1f}",
         f"{float(bottom) - float(top):.1f}",
     )
+
+
+def _history_band(
+    intervals: Sequence[tuple[float, float] | None],
+    bounds: tuple[float, float],
+    width: float,
+    height: float,
+    pad: float,
+) -> SafeString:
+    """The interval of every sample that kept one, as a band along the line ("" when
+    fewer than two did: the present interval stands in)."""
+    known = [(i, pair) for i, pair in enumerate(intervals) if pair is not None]
+    if len(known) < 2:
+        return mark_safe("")
+    step = (width - 2 * pad) / max(len(intervals) - 1, 1)
+    upper = [f"{pad + i * step:.1f},{_y(pair[1], *bounds, height, pad)}" for i, pair in known]
+    lower = [f"{pad + i * step:.1f},{_y(pair[0], *bounds, height, pad)}" for i, pair in known]
+    return format_html('<polygon class="band" points="{}"/>', " ".join(upper + lower[::-1]))
