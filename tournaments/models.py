@@ -203,8 +203,14 @@ class Duel(models.Model):
         CANCELLED = "cancelled"
         FAILED = "failed"
 
+    #: No owner: a house duel of house bots (made by management commands, the demo's),
+    #: which everyone may read and only staff cancel, as a tournament with no owner.
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="duels"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="duels",
     )
     game = models.CharField(max_length=32)
     variant = models.CharField(max_length=32, blank=True, default="")

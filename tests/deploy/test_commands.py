@@ -21,7 +21,7 @@ from judge.bots import policies
 from judge.games import GAMES
 from tournaments.competitions import competition_actions
 from tournaments.management.commands import _foreground, _seeds
-from tournaments.models import Bot, BotVersion, Match, RatingHistory, Tournament
+from tournaments.models import Bot, BotVersion, Duel, Match, RatingHistory, Tournament
 from tournaments.play import lease
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
@@ -83,12 +83,15 @@ def test_the_demo_plays_a_round_robin_per_game_and_a_second_run_reuses_it() -> N
         assert tournament.matches_done == tournament.matches_total > 0
         assert set(tournament.matches.values_list("status", flat=True)) == {Match.Status.DONE}
         assert f"{tournament.name} (#{tournament.pk}" in output
+    duel = Duel.objects.get()  # the Oceans 11 house duel, decided, its page printed
+    assert duel.status == Duel.Status.DECIDED and duel.state["decision"] == "H1"
+    assert f"/duels/{duel.pk}/" in output
     played = Match.objects.count()
     ratings = RatingHistory.objects.count()
 
     again = run("demo", "--no-progress")
     assert Tournament.objects.count() == len(GAMES) and Match.objects.count() == played
-    assert RatingHistory.objects.count() == ratings
+    assert RatingHistory.objects.count() == ratings and Duel.objects.count() == 1
     assert again.splitlines()[-6:] == output.splitlines()[-6:]  # the same standings
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.test import Client
 
 from tests.tournaments.conftest import Workers, wait_for
 from tournaments.bots import bot_actions
@@ -139,3 +140,18 @@ def test_real_workers_play_a_duel_to_its_decision(owner: User, workers: Workers)
     played = duel.matches.filter(status=Match.Status.DONE)
     assert played.count() == 2 * len(duel.state["history"])
     assert {m.worker.split("@")[0] for m in played} == {"duel"}
+
+
+def test_a_house_duel_seats_house_bots_is_public_and_only_staff_cancel_it(owner: User) -> None:
+    greedy = bot_actions.house_version("oceans11", "greedy")
+    random = bot_actions.house_version("oceans11", "random")
+    staff = User.objects.create(username="staff", is_staff=True)
+    with transaction.atomic():  # nothing is played before the commit
+        with pytest.raises(ServiceError, match="must be a version of one of your own bots"):
+            duels.create_duel(None, DuelRequest(b=own_version(owner, "greedy"), a=random))
+        duel = duels.create_duel(None, DuelRequest(b=greedy, a=random))
+        assert Client().get(f"/duels/{duel.pk}/").status_code == 200
+        with pytest.raises(ServiceError, match="is not a duel of yours"):
+            duels.cancel_duel(duel.pk, owner)
+        assert duels.cancel_duel(duel.pk, staff).status == Duel.Status.CANCELLED
+    assert set(duel.matches.values_list("status", flat=True)) == {Match.Status.CANCELLED}

@@ -51,7 +51,7 @@ def test_the_owner_reads_a_decided_duel_and_nobody_else_does(visit: Visit) -> No
     outsider.force_login(other)
     assert outsider.get(f"/duels/{duel.pk}/").status_code == 404
     assert outsider.post(f"/duels/{duel.pk}/cancel/").status_code == 404
-    assert anonymous.get(f"/duels/{duel.pk}/").status_code == 302  # to the login page
+    assert anonymous.get(f"/duels/{duel.pk}/").status_code == 404
 
 
 @pytest.mark.usefixtures("redis_broker")

@@ -60,16 +60,16 @@ class DuelRequest:
     seed: int | None = None
 
 
-def create_duel(owner: User, request: DuelRequest) -> Duel:
+def create_duel(owner: User | None, request: DuelRequest) -> Duel:
     """A running duel of ``request``, its first round queued after commit; ServiceError
-    says what was wrong with the request."""
+    says what was wrong with the request. No owner: a house duel (B a house bot)."""
     game = request.b.bot.game
     chosen = checked_settings(game, request.table_size, request.variant, request.options)
     test = _checked_test(request)
     _check_versions(owner, game, request)
     with transaction.atomic():
         running = Duel.objects.select_for_update().filter(owner=owner, status=Duel.Status.RUNNING)
-        if len(running) >= MAX_RUNNING_PER_OWNER:
+        if owner is not None and len(running) >= MAX_RUNNING_PER_OWNER:
             raise ServiceError(
                 f"you already have {MAX_RUNNING_PER_OWNER} duels running, the most allowed at "
                 "once; wait for one to be decided, or cancel one"
@@ -110,10 +110,11 @@ def _checked_test(request: DuelRequest) -> Sprt:
         raise ServiceError(str(error)) from None
 
 
-def _check_versions(owner: User, game: str, request: DuelRequest) -> None:
-    """B must be the owner's own; A and the panel the owner's, a house bot's, or any
-    accepted version; all of ``game``, accepted, not retired, and A is not B."""
-    if request.b.bot.owner_id != owner.pk:
+def _check_versions(owner: User | None, game: str, request: DuelRequest) -> None:
+    """B must be the owner's own (a house duel's: a house bot); A and the panel the
+    owner's, a house bot's, or any accepted version; all of ``game``, accepted, not
+    retired, and A is not B."""
+    if request.b.bot.owner_id != (owner.pk if owner is not None else None):
         raise ServiceError(f"B ({request.b}) must be a version of one of your own bots")
     if request.a.pk == request.b.pk:
         raise ServiceError("A and B are the same version: choose a different baseline A")

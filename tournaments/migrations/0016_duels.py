@@ -74,6 +74,8 @@ class Migration(migrations.Migration):
                 (
                     "owner",
                     models.ForeignKey(
+                        blank=True,
+                        null=True,
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="duels",
                         to=settings.AUTH_USER_MODEL,

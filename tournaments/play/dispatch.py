@@ -160,9 +160,11 @@ def tournament_matches() -> QuerySet[Match]:
 
 
 def owned_by(owner: Owner) -> Q:
-    """Batch work of ``owner`` (None: tournaments without an owner; a duel has one)."""
+    """Batch work of ``owner`` (None: tournaments and house duels without an owner)."""
     if owner is None:
-        return Q(tournament__isnull=False, tournament__owner__isnull=True)
+        return Q(tournament__isnull=False, tournament__owner__isnull=True) | Q(
+            duel__isnull=False, duel__owner__isnull=True
+        )
     return Q(tournament__owner=owner) | Q(duel__owner=owner)
 
 
@@ -267,7 +269,8 @@ def next_match(owner: Owner) -> Match | None:
     """The owner's next match: oldest tournament first, in the schedule's order, then the
     duels' rounds."""
     mine = waiting().filter(owned_by(owner))
-    return mine.order_by("tournament_id", "duel_id", "number", "id").first()
+    first = F("tournament_id").asc(nulls_last=True)  # tournaments, then duels, on any database
+    return mine.order_by(first, "duel_id", "number", "id").first()
 
 
 @dataclass(frozen=True)

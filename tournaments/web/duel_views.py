@@ -26,18 +26,21 @@ RECENT_MATCHES = 12
 
 
 def owned_duel(request: HttpRequest, duel_id: int) -> Duel:
-    """The duel if the signed-in user owns it (or is staff); else 404, the same answer as
-    for a duel that does not exist, so nobody learns whose duels there are."""
+    """The duel if the signed-in user owns it (or is staff), or a house duel (no owner:
+    public); else 404, the same answer as for a duel that does not exist, so nobody
+    learns whose duels there are."""
     duel = Duel.objects.select_related("a__bot", "b__bot", "panel__bot").filter(pk=duel_id).first()
     user = request.user
-    if duel is None or (duel.owner_id != user.pk and not user.is_staff):
+    if duel is None or (duel.owner_id not in (None, user.pk) and not user.is_staff):
         raise Http404("no such duel of yours")
     return duel
 
 
-@login_required
 def duel_page(request: HttpRequest, duel_id: int) -> HttpResponse:
-    context = duel_context(owned_duel(request, duel_id))
+    duel = owned_duel(request, duel_id)
+    context = duel_context(duel)
+    mine = duel.owner_id is not None and duel.owner_id == request.user.pk
+    context["may_cancel"] = context["running"] and (mine or request.user.is_staff)
     if request.GET.get("part") == "live":
         return render(request, "web/_duel_live.html", context)
     return render(request, "web/duel.html", context)

@@ -1,7 +1,9 @@
 """``manage.py demo``: the first run's tournaments, a round robin of the seed bots per game.
 
 Loads the seed bots, then for each game plays (or finishes) the demo tournament with a
-progress bar and prints its standings; with ``--by-workers`` (scripts/run) the Celery
+progress bar and prints its standings, then a duel of two Oceans 11 house bots (is
+montecarlo stronger than greedy? _duel_demo.py) to its decision, with its page's address;
+with ``--by-workers`` (scripts/run) the Celery
 workers play it and the bar follows them. Run again, it reuses a demo whose entrants are
 still the current seed versions, finishing it if it was interrupted, so a second run
 costs seconds; ``--fresh`` plays new ones.
@@ -9,16 +11,19 @@ costs seconds; ``--fresh`` plays new ones.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge.games import GAMES, game_class
 from tournaments.competitions import competition_actions
-from tournaments.management.commands import _foreground, _seeds
+from tournaments.management.commands import _duel_demo, _foreground, _seeds
 from tournaments.models import BotVersion, Tournament
 
 DEMO_SEED = 2026
+#: Where scripts/run serves the web UI (its ADDR), for the duel page's address.
+ADDRESS = os.environ.get("ADDR", "127.0.0.1:8000")
 
 
 def demo_name(game: str) -> str:
@@ -48,6 +53,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--fresh", action="store_true", help="play new demo tournaments")
         parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+        parser.add_argument("--no-duel", action="store_true", help="skip the Oceans 11 duel")
         parser.add_argument(
             "--by-workers",
             action="store_true",
@@ -69,6 +75,9 @@ class Command(BaseCommand):
             # the other, and the ladder (which only takes a slot no waiting tournament
             # match gets) plays once the last demo match is under way.
             demos = [_foreground.start(tournament) for tournament in demos]
+        duel = None
+        if _duel_demo.GAME in games and not options["no_duel"]:
+            duel = _duel_demo.find_or_start(options["fresh"])  # played beside the demos
         tables = []
         for game, tournament in zip(games, demos, strict=True):
             if tournament.status == Tournament.Status.FINISHED:
@@ -78,6 +87,12 @@ class Command(BaseCommand):
             except KeyboardInterrupt:
                 raise CommandError("interrupted; run it again to finish the demo") from None
             tables.append(_foreground.standings_lines(tournament))
+        if duel is not None:
+            self.stderr.write(
+                f"duel #{duel.pk}: {_duel_demo.CHALLENGER} against {_duel_demo.BASELINE}"
+            )
+            follow = _duel_demo.follow if by_workers else _duel_demo.play
+            tables.append(_duel_demo.summary(follow(duel, self.stderr.write), ADDRESS))
         self.stdout.write("")
         for lines in tables:
             self.stdout.write("\n".join(lines) + "\n")
