@@ -10,6 +10,8 @@ that reaps orphans; the seccomp profile of
 ``Limits`` (memory with equal swap, CPU, processes, open files, file size, a small
 ``noexec`` /tmp, a wall clock); labels naming the match and the worker process, so
 containers left by a worker that died are found and removed (``remove_leftovers``).
+Those settings are written down as data in ``sandbox.container_spec``, the bot's code
+archive in ``sandbox.code_archive``; the engine calls are all here.
 
 The bot's code reaches the container through the API (an archive put into the created
 container's own ``/bot`` volume, read-only to the bot), never through a bind mount of
@@ -23,12 +25,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import io
 import logging
 import os
 import socket
-import stat
-import tarfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -39,19 +38,39 @@ from typing import Any, Final
 import docker
 import docker.errors
 from docker.models.containers import Container
-from docker.types import LogConfig, Mount, Ulimit
+from docker.types import Mount
 
-from sandbox import cgroups, seccomp
+from sandbox import cgroups
 from sandbox.attach import AttachChannel
 from sandbox.builds import BuildLimits, BuildStore, build_key, command, run_build
 from sandbox.channel import Channel
+from sandbox.code_archive import pack_code
+from sandbox.container_spec import (
+    BECOME_BOT,
+    BOT_UID,
+    CODE_DIR,
+    EXPIRES_LABEL,
+    LABEL,
+    MATCH_LABEL,
+    OWNER_LABEL,
+    SEAT_LABEL,
+    START_CAPS,
+    START_USER,
+    SUPERVISOR_LABEL,
+    checked_env,
+    container_labels,
+    hardened,
+    owner_alive,
+    reused_settings,
+    ulimits,
+)
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart
 from sandbox.pipes import FIFOS, MOUNT_POINT, PipeChannel, SeatFolder, remove_seat_folder
 from sandbox.pool import ContainerPool, PoolLimits
 from sandbox.removal import Removals, wait_all
 from sandbox.reuse import CONTROL, ReusedSeat, SeatBroken
-from sandbox.runtimes import BUILD_DIR, PYTHON, BadBotCode, BotBuild, Runtime, detect
+from sandbox.runtimes import BUILD_DIR, PYTHON, BotBuild, Runtime, detect
 from sandbox.streams import StreamChannel
 
 log = logging.getLogger(__name__)
@@ -59,44 +78,10 @@ log = logging.getLogger(__name__)
 #: The Python runtime's image (JUDGE_BOT_IMAGE overrides it); other runtimes' images are
 #: in sandbox.runtimes.
 DEFAULT_IMAGE: Final = PYTHON.image
-#: The user every bot runs as: nobody:nogroup.
-BOT_UID: Final = 65534
-#: The user a bot container starts as (root of the container with only the capabilities
-#: of ``START_CAPS``): its PID 1, out of the bot's reach, then becomes ``BOT_UID`` for
-#: the bot (``BECOME_BOT``, or the supervisor of a reused container).
-START_USER: Final = "0:0"
-#: What PID 1 may do: become the bot's user (and, the supervisor, kill its processes).
-START_CAPS: Final = ("SETUID", "SETGID")
-SUPERVISOR_CAPS: Final = (*START_CAPS, "KILL")
-#: The bot's program, run as the bot's user and group, no supplementary group, no
-#: capability (util-linux's setpriv, in every runtime image).
-BECOME_BOT: Final = (
-    "setpriv",
-    f"--reuid={BOT_UID}",
-    f"--regid={BOT_UID}",
-    "--clear-groups",
-    "--inh-caps=-all",
-    "--",
-)
-#: Where the bot's code lives in the container.
-CODE_DIR: Final = "/bot"
-#: Largest bot code accepted (the upload checks its own limits first).
-MAX_CODE_BYTES: Final = 64 << 20
-#: The supervisor of reused containers (run from its source, never from /bot).
-SUPERVISOR: Final = Path(__file__).with_name("supervisor.py")
 #: Engine API calls give up after this many seconds (so close never hangs for good).
 API_TIMEOUT_S: Final = 30
 #: How long close waits for the engine to finish removing a container that exited.
 REMOVAL_WAIT_S: Final = 10
-
-LABEL: Final = "cardjudge.sandbox"  # on every container this module makes
-MATCH_LABEL: Final = "cardjudge.match"  # the match and seat, as given to start()
-OWNER_LABEL: Final = "cardjudge.owner"  # host:pid:start-time of the worker process
-EXPIRES_LABEL: Final = "cardjudge.expires"  # Unix time after which it is surely stale
-SEAT_LABEL: Final = "cardjudge.seat"  # the seat's pipe folder, if any
-#: On a runtime image whose python3 can run the supervisor (scripts/build-runtime-images).
-SUPERVISOR_LABEL: Final = "cardjudge.supervisor"
-
 
 #: The cgroup every bot container goes under (cgroup v1; ``DockerBackend(bot_shares=)``).
 BOTS_CGROUP: Final = "cardjudge-bots"
@@ -425,7 +410,7 @@ class DockerBackend:
             seat.put_code(archive)
             settings = self._settings(runtime, label, limits, env or {}, seat, code_in_seat=True)
             container = self.client.containers.create(
-                **(_reused(settings, runtime) if reused else settings)
+                **(reused_settings(settings, runtime) if reused else settings)
             )
         except BaseException as error:
             if container is not None:
@@ -479,7 +464,7 @@ class DockerBackend:
         else:
             code = Mount(target=CODE_DIR, source="", type="volume")
         mounts = [code]
-        labels = _labels(label, limits.wall_clock_s)
+        labels = container_labels(label, limits.wall_clock_s)
         program = list(runtime.run)
         if seat is not None:
             mounts.append(
@@ -489,15 +474,15 @@ class DockerBackend:
             program = seat.command(program)
         mib = 1 << 20
         return {
-            **_hardened(limits.memory_mb, limits.cpus, limits.pids, self.cgroup_parent),
+            **hardened(limits.memory_mb, limits.cpus, limits.pids, self.cgroup_parent),
             "user": START_USER,
             "cap_add": list(START_CAPS),
             "image": self.image_of(runtime),
             "command": [*BECOME_BOT, *program],
-            "environment": {**_check_env(env), "PYTHONUNBUFFERED": "1", "HOME": "/tmp"},
+            "environment": {**checked_env(env), "PYTHONUNBUFFERED": "1", "HOME": "/tmp"},
             "labels": labels,
             "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
-            "ulimits": _ulimits(limits.open_files, limits.file_size_mb * mib),
+            "ulimits": ulimits(limits.open_files, limits.file_size_mb * mib),
             "mounts": mounts,
             "stdin_open": seat is None,  # the SDK adds StdinOnce: see AttachChannel
             "auto_remove": True,
@@ -507,97 +492,20 @@ class DockerBackend:
         """A bot container's hardening with a compiler's budget (sandbox.builds)."""
         limits = self.build_limits
         return {
-            **_hardened(limits.memory_mb, limits.cpus, limits.pids, self.cgroup_parent),
+            **hardened(limits.memory_mb, limits.cpus, limits.pids, self.cgroup_parent),
             "image": image,
             "command": command(wanted, limits),
             "environment": {"HOME": "/tmp", "TMPDIR": "/tmp"},
-            "labels": _labels(f"{label}-build", limits.wall_clock_s),
+            "labels": container_labels(f"{label}-build", limits.wall_clock_s),
             # Compilers run helpers (as, ld, cc1plus) from the image, never from /tmp.
             "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
-            "ulimits": _ulimits(256, limits.output_bytes),
+            "ulimits": ulimits(256, limits.output_bytes),
             "mounts": [
                 Mount(target=CODE_DIR, source="", type="volume"),
                 Mount(target=BUILD_DIR, source="", type="volume"),
             ],
             "auto_remove": False,  # its output is read after it exits
         }
-
-
-def _reused(settings: dict[str, Any], runtime: Runtime) -> dict[str, Any]:
-    """What a reused container changes in a bot container's settings (``sandbox.reuse``):
-    the supervisor is PID 1 (in place of docker-init; it may also kill the bot's
-    processes) and runs the bot as ``BOT_UID`` on each seating's FIFOs; what would outlive
-    a seating's processes is closed (SysV IPC and POSIX message queues cannot be made; IP
-    sockets, whose network counters persist, are refused; the cgroup's counters are
-    hidden under an empty /sys/fs/cgroup)."""
-    source = SUPERVISOR.read_text()
-    return {
-        **settings,
-        "init": False,
-        "cap_add": list(SUPERVISOR_CAPS),
-        "command": ["python3", "-I", "-S", "-c", source, str(BOT_UID), *runtime.run],
-        "sysctls": {
-            "kernel.shmmni": "0",
-            "kernel.msgmni": "0",
-            "kernel.sem": "0 0 0 0",
-            "fs.mqueue.queues_max": "0",
-        },
-        "security_opt": ["no-new-privileges:true", f"seccomp={seccomp.unix_sockets_only_text()}"],
-        "tmpfs": {**settings["tmpfs"], "/sys/fs/cgroup": "ro,nosuid,nodev,noexec,size=4k,mode=555"},
-    }
-
-
-def _labels(label: str, wall_clock_s: float) -> dict[str, str]:
-    """What finds a container again: ours, its match and seat, its worker, its expiry."""
-    return {
-        LABEL: "1",
-        MATCH_LABEL: label,
-        OWNER_LABEL: owner_id(),
-        EXPIRES_LABEL: str(int(time.time() + wall_clock_s + 60)),
-    }
-
-
-def _ulimits(open_files: int, file_bytes: int) -> list[Ulimit]:
-    return [
-        Ulimit(name="nofile", soft=open_files, hard=open_files),
-        Ulimit(name="fsize", soft=file_bytes, hard=file_bytes),
-        Ulimit(name="core", soft=0, hard=0),
-    ]
-
-
-def _hardened(memory_mb: int, cpus: float, pids: int, cgroup_parent: str | None) -> dict[str, Any]:
-    """The settings every container of the sandbox has, bot or build (module docstring)."""
-    mib = 1 << 20
-    placed = {"cgroup_parent": cgroup_parent} if cgroup_parent else {}
-    return {
-        **placed,
-        "user": f"{BOT_UID}:{BOT_UID}",
-        "working_dir": CODE_DIR,
-        "hostname": "bot",
-        "network_mode": "none",
-        "network_disabled": True,
-        "read_only": True,
-        "cap_drop": ["ALL"],
-        "security_opt": ["no-new-privileges:true", f"seccomp={seccomp.profile_text()}"],
-        "init": True,
-        "ipc_mode": "none",
-        "mem_limit": memory_mb * mib,
-        "memswap_limit": memory_mb * mib,
-        # Its own CPU quota (nano_cpus: a CFS quota over the period) and its own weight
-        # among its siblings, in proportion: spinners use their container's share only.
-        "nano_cpus": int(cpus * 1e9),
-        "cpu_shares": max(2, int(cpus * 1024)),
-        "pids_limit": pids,
-        "oom_score_adj": 1000,
-        "log_config": LogConfig(type=LogConfig.types.NONE),
-    }
-
-
-def _check_env(env: Mapping[str, str]) -> dict[str, str]:
-    for key, value in env.items():
-        if not key or "=" in key or "\0" in key or "\0" in value:
-            raise ValueError(f"bad environment variable for a bot: {key!r}={value!r}")
-    return dict(env)
 
 
 def _remove(container: Container) -> None:
@@ -691,65 +599,6 @@ def _end_processes(container: Container) -> None:
             return
 
 
-def pack_code(code: Path) -> bytes:
-    """The bot's folder as a tar archive owned by root and read-only for everyone else.
-
-    Bytecode caches go too: /bot is read-only in the container, so a cache that came
-    with the code (house bots' hash-checked one) is the only one Python can use there;
-    one that does not match its source (another Python, another version) is ignored.
-    """
-    buffer = io.BytesIO()
-    total = 0
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for path in sorted(code.rglob("*")):
-            info = _entry(code, path)
-            total += info.size
-            if total > MAX_CODE_BYTES:
-                raise BadBotCode(f"bot code in {code} is larger than {MAX_CODE_BYTES} bytes")
-            if info.isfile():
-                with path.open("rb") as data:
-                    archive.addfile(info, data)
-            else:
-                archive.addfile(info)
-    return buffer.getvalue()
-
-
-def _entry(code: Path, path: Path) -> tarfile.TarInfo:
-    mode = path.lstat().st_mode
-    info = tarfile.TarInfo(str(path.relative_to(code)))
-    if stat.S_ISDIR(mode):
-        info.type, info.mode = tarfile.DIRTYPE, 0o555
-    elif stat.S_ISREG(mode):
-        info.size = path.lstat().st_size
-        info.mode = 0o555 if mode & stat.S_IXUSR else 0o444
-    else:
-        raise BadBotCode(f"bot code may hold only files and folders; {path} is neither")
-    info.uid = info.gid = 0
-    return info
-
-
-def owner_id(pid: int | None = None) -> str:
-    """This worker process, unambiguously on this host: host name, PID, start time."""
-    pid = pid or os.getpid()
-    return f"{socket.gethostname()}:{pid}:{_start_time(pid)}"
-
-
-def _start_time(pid: int) -> str:
-    try:
-        stat_line = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    return stat_line.rsplit(")", 1)[1].split()[19]
-
-
-def _owner_alive(owner: str) -> bool:
-    host, _, rest = owner.partition(":")
-    pid_text, _, started = rest.partition(":")
-    if host != socket.gethostname() or not pid_text.isdigit():
-        return True  # another machine's worker: only its expiry says it is stale
-    return bool(started) and _start_time(int(pid_text)) == started
-
-
 def remove_leftovers(
     client: docker.DockerClient | None = None, *, everything: bool = False, label_prefix: str = ""
 ) -> int:
@@ -768,7 +617,7 @@ def remove_leftovers(
         if not labels.get(MATCH_LABEL, "").startswith(label_prefix):
             continue
         expired = float(labels.get(EXPIRES_LABEL, "0") or 0) < time.time()
-        if everything or expired or not _owner_alive(labels.get(OWNER_LABEL, "")):
+        if everything or expired or not owner_alive(labels.get(OWNER_LABEL, "")):
             try:
                 _remove(container)
             except docker.errors.APIError:

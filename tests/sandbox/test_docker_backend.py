@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import docker_backend, seccomp
+from sandbox import container_spec, docker_backend, seccomp
 from sandbox.channel import ChannelClosed
 from sandbox.docker_backend import (
     BOT_SHARES,
     BOTS_CGROUP,
-    BadBotCode,
     DockerBackend,
     SandboxError,
     bot_shares_from_env,
 )
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart, start_many
+from sandbox.runtimes import BadBotCode
 from tests.sandbox.attacks import harness
 
 pytestmark = pytest.mark.docker
@@ -151,8 +151,8 @@ def test_leftovers_of_a_dead_worker_are_removed_and_a_live_ones_kept(
 ) -> None:
     backend = harness.pipe_backend()
     alive = backend.start(echo(tmp_path), label=harness.label("alive"), limits=Limits())
-    dead_owner = docker_backend.owner_id(pid=1)[:-1] + "0"  # PID 1, but not its start time
-    monkeypatch.setattr(docker_backend, "owner_id", lambda: dead_owner)
+    dead_owner = container_spec.owner_id(pid=1)[:-1] + "0"  # PID 1, but not its start time
+    monkeypatch.setattr(container_spec, "owner_id", lambda: dead_owner)
     orphan_label = harness.label("orphan")
     orphan = backend.start(echo(tmp_path), label=orphan_label, limits=Limits())
     folder = orphan.folder.path  # type: ignore[attr-defined]
