@@ -9,14 +9,16 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.test import Client
+from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import Workers, wait_for
+from tests.tournaments.test_dispatch import finish_one_and_dispatch, round_robin
 from tournaments.bots import bot_actions
 from tournaments.competitions import duels
 from tournaments.competitions.duels import DuelRequest
 from tournaments.errors import ServiceError
 from tournaments.models import Bot, BotVersion, Duel, Match, Rating
-from tournaments.play import dispatch
+from tournaments.play import dispatch, lease
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -155,3 +157,38 @@ def test_a_house_duel_seats_house_bots_is_public_and_only_staff_cancel_it(owner:
             duels.cancel_duel(duel.pk, owner)
         assert duels.cancel_duel(duel.pk, staff).status == Duel.Status.CANCELLED
     assert set(duel.matches.values_list("status", flat=True)) == {Match.Status.CANCELLED}
+
+
+@pytest.mark.usefixtures("redis_broker")
+def test_a_match_failed_for_good_ends_the_duel_saying_so(owner: User) -> None:
+    b, a = own_version(owner, "greedy"), bot_actions.house_version("oceans11", "random")
+    duel = duels.create_duel(owner, DuelRequest(b=b, a=a))  # no worker: nothing is played
+    first, second = duel.matches.order_by("duel_seating")
+    attempt = lease.claim_match(first.pk, "test-worker")
+    assert attempt is not None
+    assert lease.fail_match(first.pk, attempt, "cannot be played: a broken deal")
+    duel.refresh_from_db()
+    assert duel.status == Duel.Status.FAILED and duel.finished_at is not None
+    assert f"round 1's match {first.pk} failed for good" in duel.failure
+    assert "a broken deal" in duel.failure
+    second.refresh_from_db()
+    assert second.status == Match.Status.CANCELLED
+
+
+@pytest.mark.usefixtures("redis_broker", "ten_processes")
+def test_a_duel_takes_turns_with_a_flood_of_tournament_matches(
+    owner: User, settings: SettingsWrapper
+) -> None:
+    settings.TOURNAMENT_SLOTS = 2
+    flood = round_robin(User.objects.create(username="flood"), entrants=5, rounds=3)
+    b, a = own_version(owner, "greedy"), bot_actions.house_version("oceans11", "random")
+    duel = duels.create_duel(owner, DuelRequest(b=b, a=a))
+    assert duel.matches.filter(sent_at__isnull=True).count() == 2, "the slots were full"
+    owners = []
+    while duel.matches.filter(sent_at__isnull=True).exists():
+        sent = finish_one_and_dispatch()
+        assert len(sent) == 1
+        owners.append("duel" if sent[0].duel_id else "flood")
+    # FIFO would have sent the flood's 28 waiting matches first; the owners take turns.
+    assert owners.count("flood") <= 3 and owners.count("duel") == 2, owners
+    assert flood.matches.filter(sent_at__isnull=True).count() >= 25

@@ -175,7 +175,12 @@ def match_ended(match: Match) -> None:
         Match.objects.filter(duel=duel, duel_round=match.duel_round).order_by("duel_seating")
     )
     if any(m.status == Match.Status.FAILED for m in both):
-        _end(duel, Duel.Status.FAILED, f"round {match.duel_round}'s match failed for good")
+        # The round cannot be scored: its other match is not worth playing any more.
+        duel.matches.filter(status=Match.Status.QUEUED).update(
+            status=Match.Status.CANCELLED, sent_at=None
+        )
+        why = f"round {match.duel_round + 1}'s match {match.pk} failed for good: {match.failure}"
+        _end(duel, Duel.Status.FAILED, why.strip())
         return
     if len(both) != 2 or any(m.status != Match.Status.DONE for m in both):
         return
