@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from tournaments.competitions import time_control
 from tournaments.models import bundle_code
-from tournaments.play import clocks, runner, version_checks
+from tournaments.play import runner, version_checks
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 
@@ -46,9 +47,9 @@ def test_checks_of_the_same_version_use_standard_clocks_and_unpredictable_seeds(
     assert first["passed"] and second["passed"]
     assert {p.seed for p in first_plans}.isdisjoint({p.seed for p in second_plans})
     for plan in first_plans + second_plans:
-        assert plan.time_control == clocks.standard_time_control()
+        assert plan.time_control == time_control.standard_time_control()
         assert [s.name for s in plan.seats].count("candidate") == 1
-    assert clocks.standard_time_control() == version_checks.CHECK_TIME_CONTROL
+    assert time_control.standard_time_control() == version_checks.CHECK_TIME_CONTROL
 
 
 def test_the_candidate_sits_where_the_draw_says_and_its_fault_is_found_there(

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from tests.tournaments.conftest import REDIS_URL, announce_workers, first_legal
 from tournaments.api import actions
 from tournaments.bots import bot_actions
-from tournaments.competitions import competition_actions
+from tournaments.competitions import competition_actions, time_control
 from tournaments.config.celery import app as celery_app
 from tournaments.models import Bot, BotVersion, Match, Tournament, Worker, bundle_code
 from tournaments.play import clocks, dispatch, queued_work
@@ -118,7 +118,7 @@ def test_cancel_empties_the_slots_and_resume_fills_them_again(settings: Settings
 
 def test_the_budget_follows_the_clocks_and_is_capped(settings: SettingsWrapper) -> None:
     settings.MATCH_BUDGET_CAP_SECONDS = 300
-    standard = clocks.standard_time_control()
+    standard = time_control.standard_time_control()
     fast = {"startup_s": 1.0, "move_s": 0.05, "bank_s": 0.0}
     small = clocks.match_budget("bigtwo", 2, 1, False, fast)
     assert small == 1 + 80 * 0.05 * 1  # one start-up, 80 moves
@@ -131,10 +131,10 @@ def test_the_budget_follows_the_clocks_and_is_capped(settings: SettingsWrapper) 
 
 
 def test_standard_clocks_are_the_referees_defaults() -> None:
-    assert clocks.is_standard({})
-    assert clocks.is_standard(clocks.standard_time_control())
-    assert not clocks.is_standard({"startup_s": 10.0, "move_s": 0.05, "bank_s": 0.0})
-    assert not clocks.is_standard({"move_s": 1.0})
+    assert time_control.is_standard({})
+    assert time_control.is_standard(time_control.standard_time_control())
+    assert not time_control.is_standard({"startup_s": 10.0, "move_s": 0.05, "bank_s": 0.0})
+    assert not time_control.is_standard({"move_s": 1.0})
 
 
 def pending_check(owner: User, name: str) -> BotVersion:

@@ -34,8 +34,8 @@ from django.utils import timezone
 
 from judge.games import GAMES, game_class
 from tournaments.competitions import matchmaking
+from tournaments.competitions.time_control import standard_time_control
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat
-from tournaments.play.clocks import standard_time_control
 from tournaments.rating.global_rating import START_DEVIATION
 from tournaments.rating.tournament_fit import START_ELO
 

@@ -1,4 +1,5 @@
-"""Clocks: the standard time control of rated play, and each match's wall-clock budget.
+"""Clocks: each match's wall-clock budget (the standard clocks of rated play are in
+tournaments.competitions.time_control).
 
 A legal but slow bot could hold a worker for as long as its match has moves (0.4 s a move
 for thousands of moves was 9 minutes a match). A match may use at most its budget: the
@@ -19,25 +20,6 @@ from django.conf import settings
 
 from judge.games import moves_estimate as games_estimate
 from judge.referee import TimeControl, rotations
-
-
-def standard_time_control(game: str = "") -> dict[str, float]:
-    """The clocks of rated play (and of checks): the referee's defaults, the same for
-    every game today. A tournament with other clocks is unrated."""
-    return TimeControl().to_json()
-
-
-def is_standard(time_control: Mapping[str, Any] | None, game: str = "") -> bool:
-    """True when ``time_control`` is empty (the default) or equals the standard clocks."""
-    if not time_control:
-        return True
-    standard = standard_time_control(game)
-    try:
-        return {key: float(time_control[key]) for key in standard} == standard and set(
-            time_control
-        ) == set(standard)
-    except (KeyError, TypeError, ValueError):
-        return False
 
 
 def match_budget(

@@ -41,9 +41,9 @@ from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
 from sandbox.runtimes import BadBotCode
+from tournaments.competitions.time_control import standard_time_control
 from tournaments.models import BotVersion
 from tournaments.play import dispatch, runner
-from tournaments.play.clocks import standard_time_control
 from tournaments.play.instance import judge_instance
 
 log = logging.getLogger(__name__)

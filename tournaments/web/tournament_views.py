@@ -26,10 +26,10 @@ from tournaments.api.permissions import may_change_tournament
 from tournaments.bots import bot_actions
 from tournaments.competitions import competition_actions
 from tournaments.competitions.standings import tournament_table
+from tournaments.competitions.time_control import is_standard
 from tournaments.errors import ServiceError
 from tournaments.guard import queryparams
 from tournaments.models import Bot, BotVersion, Rating, Tournament
-from tournaments.play import clocks
 from tournaments.rating import tournament_fit
 from tournaments.rating.tournament_fit import HeadToHead
 from tournaments.web import estimate, text
@@ -220,7 +220,7 @@ def _create(
         for choice in data["participants"]
     ]
     time_control = {key: data[key] for key in ("startup_s", "move_s", "bank_s")}
-    rated = clocks.is_standard(time_control, game)
+    rated = is_standard(time_control, game)
     tournament = competition_actions.create_tournament(
         request.user,  # type: ignore[arg-type]
         data["name"],
