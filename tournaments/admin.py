@@ -24,6 +24,7 @@ from tournaments.guard import queryparams
 from tournaments.models import (
     Bot,
     BotVersion,
+    Duel,
     Ladder,
     Match,
     Rating,
@@ -198,8 +199,21 @@ class MatchAdmin(BigTableAdmin):
     ordering = ("-id",)  # newest first, along the (game, id) and (status, id) indexes
     search_fields = ("=id", "=tournament__name")
     inlines = (SeatInline,)
-    raw_id_fields = ("tournament", "ladder")
+    raw_id_fields = ("tournament", "ladder", "duel")
     readonly_fields = ("attempt", "lease_expires_at", "worker", "rating_seq")
+
+
+@admin.register(Duel)
+class DuelAdmin(BigTableAdmin):
+    """Duels (issue 35): read here; the owner cancels one from its page or the API."""
+
+    list_display = ("id", "game", "b", "a", "status", "owner", "created_at")
+    list_select_related = ("owner", "a__bot", "b__bot")
+    list_filter = ("status", GameFilter)
+    ordering = ("-id",)
+    search_fields = ("=id", "=owner__username")
+    raw_id_fields = ("owner", "a", "b", "panel")
+    readonly_fields = ("state", "seed")
 
 
 @admin.register(Seat)

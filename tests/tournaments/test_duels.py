@@ -192,3 +192,18 @@ def test_a_duel_takes_turns_with_a_flood_of_tournament_matches(
     # FIFO would have sent the flood's 28 waiting matches first; the owners take turns.
     assert owners.count("flood") <= 3 and owners.count("duel") == 2, owners
     assert flood.matches.filter(sent_at__isnull=True).count() >= 25
+
+
+@pytest.mark.usefixtures("redis_broker")
+def test_staff_read_duels_in_the_admin(owner: User) -> None:
+    b, a = own_version(owner, "greedy"), bot_actions.house_version("oceans11", "random")
+    duel = duels.create_duel(owner, DuelRequest(b=b, a=a))
+    admin = Client()
+    admin.force_login(User.objects.create(username="root", is_staff=True, is_superuser=True))
+    listed = admin.get("/admin/tournaments/duel/")
+    assert listed.status_code == 200 and f"{b}" in listed.content.decode()
+    shown = admin.get(f"/admin/tournaments/duel/{duel.pk}/change/")
+    assert shown.status_code == 200 and "pentanomial" in shown.content.decode()
+    match = duel.matches.first()
+    assert match is not None
+    assert admin.get(f"/admin/tournaments/match/{match.pk}/change/").status_code == 200
