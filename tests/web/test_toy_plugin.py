@@ -15,9 +15,8 @@ from playwright.sync_api import expect
 from judge.games import GAMES, register, unregister
 from tests.judge.highcard import HighCard
 from tests.web.conftest import Visit, make_user, played_tournament, quick_bot, uploaded_bot
-from tournaments.bots import checks
 from tournaments.models import Match
-from tournaments.play import runner
+from tournaments.play import runner, version_checks
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -44,7 +43,7 @@ def test_a_toy_game_is_checked_played_and_replayed_through_the_service(visit: Vi
 
     owner = make_user("toy-fan")
     version = uploaded_bot(owner, "highcard", "player")
-    report = checks.run_check(
+    report = version_checks.run_check(
         "highcard", bytes(version.code), version.pk, lambda: runner.make_backend("local")
     )
     assert report["passed"], report["reason"]
