@@ -226,7 +226,7 @@ class Duel(models.Model):
     seed = models.BigIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
     state = models.JSONField(default=dict)
-    #: Why a failed duel stopped (a match of it failed for good).
+    #: Why the duel stopped early (a match of it failed for good, a version was retired).
     failure = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -18,7 +18,7 @@ from tournaments.competitions import duels
 from tournaments.competitions.duels import DuelRequest
 from tournaments.errors import ServiceError
 from tournaments.models import Bot, BotVersion, Duel, Match, Rating
-from tournaments.play import dispatch, lease
+from tournaments.play import dispatch, lease, queued_work
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -207,3 +207,19 @@ def test_staff_read_duels_in_the_admin(owner: User) -> None:
     match = duel.matches.first()
     assert match is not None
     assert admin.get(f"/admin/tournaments/match/{match.pk}/change/").status_code == 200
+
+
+@pytest.mark.usefixtures("redis_broker")
+def test_retiring_a_version_ends_the_running_duels_seating_it(owner: User) -> None:
+    b, a = own_version(owner, "greedy"), bot_actions.house_version("oceans11", "random")
+    other = duels.create_duel(
+        owner, DuelRequest(b=b, a=bot_actions.house_version("oceans11", "greedy"))
+    )
+    duel = duels.create_duel(owner, DuelRequest(b=b, a=a))
+    dropped = queued_work.withdraw_queued([a])
+    assert dropped["duels"] == 1
+    duel.refresh_from_db()
+    assert duel.status == Duel.Status.CANCELLED and "was retired" in duel.failure
+    assert set(duel.matches.values_list("status", flat=True)) == {Match.Status.CANCELLED}
+    other.refresh_from_db()
+    assert other.status == Duel.Status.RUNNING

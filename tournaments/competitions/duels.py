@@ -17,6 +17,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from judge.bots import policies
@@ -204,6 +205,23 @@ def _end(duel: Duel, status: str, why: str = "") -> None:
     duel.failure = why
     duel.finished_at = timezone.now()
     duel.save(update_fields=["state", "status", "failure", "finished_at"])
+
+
+@transaction.atomic
+def end_for_retired(version_ids: Sequence[int]) -> int:
+    """Retiring versions ends the running duels seating them (as A, B or the panel): a
+    retired version enters no new match, and a duel without its next rounds cannot be
+    decided. They are cancelled, saying why; the rounds played stay. How many."""
+    seating = Q(a__in=version_ids) | Q(b__in=version_ids) | Q(panel__in=version_ids)
+    running = list(Duel.objects.select_for_update().filter(seating, status=Duel.Status.RUNNING))
+    for duel in running:
+        duel.matches.filter(status__in=(Match.Status.QUEUED, Match.Status.RUNNING)).update(
+            status=Match.Status.CANCELLED, lease_expires_at=None, sent_at=None
+        )
+        _end(duel, Duel.Status.CANCELLED, "cancelled: a version in it was retired")
+    if running:
+        wake.dispatch_after_commit()
+    return len(running)
 
 
 @transaction.atomic

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from tournaments.competitions import duels
 from tournaments.errors import ServiceError
 from tournaments.models import BotVersion, Match
 from tournaments.play import dispatch
@@ -22,7 +23,8 @@ WITHDRAWN = "not checked: the version was retired before its check ran"
 def withdraw_queued(versions: Iterable[BotVersion]) -> dict[str, int]:
     """Retiring takes back what these versions still wait for: their checks not yet
     begun (the versions are rejected, saying so) and every quick match seating one of them
-    that no worker has begun (cancelled). A check or match being played ends as usual.
+    that no worker has begun (cancelled), and the running duels seating one of them
+    (cancelled, saying so). A check or match being played ends as usual.
     How many of each were dropped."""
     ids = [version.pk for version in versions]
     report = {"passed": False, "verdict": "withdrawn", "reason": WITHDRAWN, "problems": []}
@@ -37,7 +39,7 @@ def withdraw_queued(versions: Iterable[BotVersion]) -> dict[str, int]:
     )
     if checks or matches:
         dispatch.dispatch_after_commit()  # processes they were sent to may be free
-    return {"checks": checks, "quick_matches": matches}
+    return {"checks": checks, "quick_matches": matches, "duels": duels.end_for_retired(ids)}
 
 
 @transaction.atomic
