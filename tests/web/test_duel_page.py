@@ -46,12 +46,18 @@ def test_the_owner_reads_a_decided_duel_and_nobody_else_does(visit: Visit) -> No
         min(12, 2 * rounds)
     )
     visit.check("duel-decided")
+    page.get_by_role("link", name="All duels").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Duels")
+    expect(page.get_by_role("link", name=f"#{duel.pk}")).to_be_visible()
+    visit.check("duel-list")
 
     outsider, anonymous = Client(), Client()
     outsider.force_login(other)
     assert outsider.get(f"/duels/{duel.pk}/").status_code == 404
     assert outsider.post(f"/duels/{duel.pk}/cancel/").status_code == 404
     assert anonymous.get(f"/duels/{duel.pk}/").status_code == 404
+    for stranger in (outsider, anonymous):  # the list holds only theirs and the house's
+        assert f"/duels/{duel.pk}/" not in stranger.get("/duels/").content.decode()
 
 
 @pytest.mark.usefixtures("redis_broker")

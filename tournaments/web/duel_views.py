@@ -8,7 +8,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
@@ -23,6 +23,8 @@ from tournaments.models import Duel, Match
 
 #: The latest matches listed on the page (a duel may play up to 4,000 games).
 RECENT_MATCHES = 12
+#: Duels listed on /duels/, newest first (an owner has at most 3 running at once).
+LISTED_DUELS = 50
 
 
 def owned_duel(request: HttpRequest, duel_id: int) -> Duel:
@@ -72,6 +74,19 @@ def recent_matches(duel: Duel) -> QuerySet[Match]:
     return duel.matches.only("id", "duel_round", "duel_seating", "status", "games").order_by(
         "-duel_round", "duel_seating"
     )[:RECENT_MATCHES]
+
+
+def duel_list(request: HttpRequest) -> HttpResponse:
+    """Your duels and the house duels (the demo's), newest first."""
+    user = request.user
+    mine = Q(owner__isnull=True) | (Q(owner_id=user.pk) if user.is_authenticated else Q())
+    rows = (
+        Duel.objects.filter(mine)
+        .select_related("a__bot", "b__bot")
+        .defer("options")
+        .order_by("-id")[:LISTED_DUELS]
+    )
+    return render(request, "web/duels.html", {"duels": rows})
 
 
 @login_required

@@ -78,6 +78,7 @@ urlpatterns = [
     path("matches/<int:match_id>/table/leave/", table_views.table_leave, name="table_leave"),
     path("matches/<int:match_id>/live/", table_views.live, name="live_feed"),
     path("now-playing/<str:game>/", live_views.now_playing, name="now_playing"),
+    path("duels/", duel_views.duel_list, name="duels"),
     path("duels/<int:duel_id>/", duel_views.duel_page, name="duel"),
     path("duels/<int:duel_id>/cancel/", duel_views.duel_cancel, name="duel_cancel"),
 ]
