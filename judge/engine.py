@@ -111,6 +111,9 @@ class Game(ABC):
     repeat_options: ClassVar[tuple[str, ...]] = ()
     #: The first run's demo tournament (services.create_tournament fields).
     demo_format: ClassVar[Mapping[str, Any]] = {"games_per_pairing": 2}
+    #: The first run's demo duel: (challenger, baseline), two house policies whose gap a
+    #: duel decides in a few hundred games; None: this game's demo plays no duel.
+    demo_duel: ClassVar[tuple[str, str] | None] = None
     #: Options that keep a new version's check matches short.
     check_options: ClassVar[Mapping[str, Any]] = {}
     #: The name the replay renderer registers under (the game package's replay.js); "" for

@@ -159,7 +159,7 @@ def test_two_workers_given_the_same_match_twice_play_it_once(workers: Workers) -
             verdict for log in logs for verdict in ("'stored'", "'not claimed'") if verdict in log
         )
 
-    wait_for(lambda: len(verdicts()) == 2, 30, "both deliveries to be handled")
+    wait_for(lambda: len(verdicts()) == 2, 120, "both deliveries to be handled")
     assert verdicts() == ["'not claimed'", "'stored'"]
     match.refresh_from_db()
     assert (match.status, match.attempt) == (Match.Status.DONE, 1)

@@ -101,6 +101,8 @@ class Oceans11(Game):
     #: The most moves a game takes in ordinary play (per deal or hand where it has them).
     moves_per_game = 120
     demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 2, "games_per_pairing": 2}
+    #: Is montecarlo stronger than greedy? Decided H1 in 120-200 games.
+    demo_duel = ("montecarlo", "greedy")
     renderer = "oceans11"
 
     def _setup(self) -> None:

@@ -1,6 +1,6 @@
-"""The demo's duel (issue 35): is the house montecarlo bot of Oceans 11 stronger than its
-greedy one? A house duel (no owner: its page is public), played to its decision by the
-workers (``follow``) or in this process (``play``), one line per round.
+"""The demo's duel (issue 35): is one house bot stronger than another? The game names the
+pair (``Game.demo_duel``). A house duel (no owner: its page is public), played to its
+decision by the workers (``follow``) or in this process (``play``), one line per round.
 
 Run again, the demo reuses its decided duel (same bots, same seed), so a second run
 costs nothing; ``--fresh`` plays a new one.
@@ -9,27 +9,38 @@ costs nothing; ``--fresh`` plays a new one.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
+from judge.games import GAMES
 from tournaments.bots import bot_actions
 from tournaments.competitions import duels
 from tournaments.management.commands._foreground import FOLLOW_S, queue_only
 from tournaments.models import Duel, Match
 from tournaments.play import lease, tasks
 
-GAME = "oceans11"
-#: B (the challenger) and A (the baseline), house bots of GAME.
-CHALLENGER, BASELINE = "montecarlo", "greedy"
 DUEL_SEED = 2026
 PAIRS_PER_ROUND = 20
 
 Say = Callable[[str], object]
 
 
-def find_or_start(fresh: bool) -> Duel:
+def demo_game(games: Iterable[str]) -> str | None:
+    """The first of ``games`` that names a demo duel, if any."""
+    return next((game for game in games if GAMES[game].demo_duel), None)
+
+
+def contenders(game: str) -> tuple[str, str]:
+    """The game's demo duel: (challenger B, baseline A), house policies."""
+    pair = GAMES[game].demo_duel
+    assert pair is not None, f"{game} names no demo duel"
+    return pair
+
+
+def find_or_start(game: str, fresh: bool) -> Duel:
     """The demo duel: the last one of these bots and seed not cancelled, or a new one."""
-    b = bot_actions.house_version(GAME, CHALLENGER)
-    a = bot_actions.house_version(GAME, BASELINE)
+    challenger, baseline = contenders(game)
+    b = bot_actions.house_version(game, challenger)
+    a = bot_actions.house_version(game, baseline)
     if not fresh:
         found = (
             Duel.objects.filter(owner=None, a=a, b=b, seed=DUEL_SEED)
@@ -87,12 +98,14 @@ def summary(duel: Duel, address: str) -> list[str]:
     """The duel's decision and estimate, and where its page is."""
     state = duel.state
     elo = state["elo"]
+    game = duel.game
+    challenger, baseline = contenders(game)
     low = "-inf" if elo["low"] is None else f"{elo['low']:+.1f}"
     high = "+inf" if elo["high"] is None else f"{elo['high']:+.1f}"
     estimate = "unbounded" if elo["estimate"] is None else f"{elo['estimate']:+.1f}"
     return [
-        f"Duel #{duel.pk} ({GAME}): is {CHALLENGER} stronger than {BASELINE}? {duel.status}: "
+        f"Duel #{duel.pk} ({game}): is {challenger} stronger than {baseline}? {duel.status}: "
         f"{state['decision']} after {state['games']} games",
-        f"  {CHALLENGER} - {BASELINE}: {estimate} Elo, 95% interval [{low}, {high}]",
+        f"  {challenger} - {baseline}: {estimate} Elo, 95% interval [{low}, {high}]",
         f"  its page: http://{address}/duels/{duel.pk}/",
     ]

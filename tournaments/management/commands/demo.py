@@ -1,8 +1,8 @@
 """``manage.py demo``: the first run's tournaments, a round robin of the seed bots per game.
 
 Loads the seed bots, then for each game plays (or finishes) the demo tournament with a
-progress bar and prints its standings, then a duel of two Oceans 11 house bots (is
-montecarlo stronger than greedy? _duel_demo.py) to its decision, with its page's address;
+progress bar and prints its standings, then a duel of two house bots the first game names
+(``Game.demo_duel``, _duel_demo.py) to its decision, with its page's address;
 with ``--by-workers`` (scripts/run) the Celery
 workers play it and the bar follows them. Run again, it reuses a demo whose entrants are
 still the current seed versions, finishing it if it was interrupted, so a second run
@@ -53,7 +53,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--fresh", action="store_true", help="play new demo tournaments")
         parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-        parser.add_argument("--no-duel", action="store_true", help="skip the Oceans 11 duel")
+        parser.add_argument("--no-duel", action="store_true", help="skip the demo duel")
         parser.add_argument(
             "--by-workers",
             action="store_true",
@@ -76,8 +76,9 @@ class Command(BaseCommand):
             # match gets) plays once the last demo match is under way.
             demos = [_foreground.start(tournament) for tournament in demos]
         duel = None
-        if _duel_demo.GAME in games and not options["no_duel"]:
-            duel = _duel_demo.find_or_start(options["fresh"])  # played beside the demos
+        duel_game = None if options["no_duel"] else _duel_demo.demo_game(games)
+        if duel_game is not None:
+            duel = _duel_demo.find_or_start(duel_game, options["fresh"])  # played beside the demos
         tables = []
         for game, tournament in zip(games, demos, strict=True):
             if tournament.status == Tournament.Status.FINISHED:
@@ -88,9 +89,8 @@ class Command(BaseCommand):
                 raise CommandError("interrupted; run it again to finish the demo") from None
             tables.append(_foreground.standings_lines(tournament))
         if duel is not None:
-            self.stderr.write(
-                f"duel #{duel.pk}: {_duel_demo.CHALLENGER} against {_duel_demo.BASELINE}"
-            )
+            challenger, baseline = _duel_demo.contenders(duel.game)
+            self.stderr.write(f"duel #{duel.pk}: {challenger} against {baseline}")
             follow = _duel_demo.follow if by_workers else _duel_demo.play
             tables.append(_duel_demo.summary(follow(duel, self.stderr.write), ADDRESS))
         self.stdout.write("")
