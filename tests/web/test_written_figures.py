@@ -47,11 +47,11 @@ def test_the_tournament_page_writes_standings_head_to_head_and_matches() -> None
         version = table.versions[row.participant]
         bot = reverse("web:bot", args=[version.bot_id])
         line = (
-            f'<tr><td>{row.place}</td><td><a href="{bot}">{version.bot.name}</a> '
+            f'<tr><td>{row.place}</td><td><a class="bot-name" href="{bot}">{version.bot.name}</a> '
             f"<small>v{version.number}</small></td>\n"
-            f'<td class="num">{floatformat(row.points, "-1")}</td>'
+            f'<td class="num"><strong>{floatformat(row.points, "-1")}</strong></td>'
             f'<td class="num">{row.pairs}</td>\n'
-            f'<td class="num"><strong>{floatformat(row.elo, 0)}</strong> '
+            f'<td class="num">{floatformat(row.elo, 0)} '
             f"<small>[{floatformat(row.elo_low, 0)}, {floatformat(row.elo_high, 0)}]</small>"
         )
         assert line in html
@@ -66,7 +66,7 @@ def test_the_tournament_page_writes_standings_head_to_head_and_matches() -> None
     for match in tournament.matches.prefetch_related("seats__version__bot"):
         places = match.result["places"]  # type: ignore[index]
         seats = ", ".join(
-            f'<a href="{reverse("web:bot", args=[seat.version.bot_id])}">'
+            f'<a class="bot-name" href="{reverse("web:bot", args=[seat.version.bot_id])}">'
             f"{seat.version.bot.name}</a>"
             f' <span class="place p{places[seat.index]}">{places[seat.index]}</span>'
             for seat in match.seats.all()
