@@ -101,3 +101,24 @@ def test_a_bot_without_a_rating_has_no_comparison() -> None:
     bot_of, _ = store(skills)
     newcomer = Bot.objects.create(game="bigtwo", name="newcomer")
     assert field_store.compare("bigtwo", bot_of[0], newcomer.pk) is None
+
+
+def test_a_page_fits_only_the_bots_it_shows_the_rest_held_where_last_met() -> None:
+    skills = rated_states(6, 150, 4)
+    bot_of, version_of = store(skills)
+    shown = [bot_of[k] for k in (0, 2, 5)]
+    found = field_store.game_field("bigtwo", bots=shown)
+    assert set(found.elo) == set(shown)
+    # The same as the field of those three states alone, every other opponent fixed.
+    by_bot = {
+        bot_of[k]: replace(s, records={version_of[o].pk: r for o, r in s.records.items()})
+        for k, s in skills.items()
+        if bot_of[k] in shown
+    }
+    keys = {version_of[k].pk: bot_of[k] for k in (0, 2, 5)}
+    expected = field.field_of(by_bot, keys).difference(shown[2], shown[0])
+    assert found.difference(shown[2], shown[0]).deviation == pytest.approx(expected.deviation)
+    whole = field_store.game_field("bigtwo")
+    assert found.difference(shown[2], shown[0]).deviation != pytest.approx(
+        whole.difference(shown[2], shown[0]).deviation
+    )

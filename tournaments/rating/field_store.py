@@ -16,10 +16,19 @@ from tournaments.models import BotVersion, Rating, RatingRecord
 from tournaments.rating import field
 
 
-def game_field(game: str, whole: bool = True) -> field.Field[int]:
+def game_field(
+    game: str, whole: bool = True, bots: Collection[int] | None = None
+) -> field.Field[int]:
     """The joint view (``field.field_of``) of every rated bot of ``game``, by bot id:
-    refitted as a whole when ``whole``, else at the stored ratings."""
-    rows = {r.bot_id: r for r in Rating.objects.filter(game=game)}
+    refitted as a whole when ``whole``, else at the stored ratings.
+
+    ``bots``: only these bots are fitted together; every other opponent stays where each
+    record last met it. A page's cost is then bounded by the bots it shows, not by the
+    game's field (the whole field of a big site takes seconds to refit)."""
+    ratings = Rating.objects.filter(game=game)
+    if bots is not None:
+        ratings = ratings.filter(bot_id__in=list(bots))
+    rows = {r.bot_id: r for r in ratings}
     records = RatingRecord.of(list(rows))
     skills = {pk: row.skill(records[pk]) for pk, row in rows.items()}
     return field.field_of(skills, current_versions(rows), whole=whole)

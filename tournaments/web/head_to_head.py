@@ -6,7 +6,8 @@ its table, won when the bot was placed ahead of it, drawn when level, lost when 
 global rating less the opponent's, with the joint 95% interval and the chance that this
 bot is the stronger (``rating.field_store``: both ratings' uncertainty, and their
 opponents', taken together). Bounded: the bot's latest ``MATCHES`` finished matches, the
-``SHOWN`` opponents met most often, one load of the game's field.
+``SHOWN`` opponents met most often, fitted together (the rest of the field held where
+each record last met it: a whole field's refit takes seconds on a big site).
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def _differences(bot: Bot, others: list[int]) -> dict[int, field.Difference]:
     """The rating difference against each of ``others`` that is rated (one field load)."""
     if not others or not hasattr(bot, "rating"):
         return {}
-    whole = field_store.game_field(bot.game)
+    whole = field_store.game_field(bot.game, bots=[bot.pk, *others])  # bounded: SHOWN + 1
     if bot.pk not in whole.elo:
         return {}
     return {other: whole.difference(bot.pk, other) for other in others if other in whole.elo}
