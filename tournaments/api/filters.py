@@ -6,7 +6,9 @@ from typing import Any
 
 import django_filters  # type: ignore[import-untyped]
 from django import forms
-from django.db.models import QuerySet
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db import connection
+from django.db.models import BooleanField, F, Func, QuerySet
 
 from judge import games
 from tournaments.models import Bot, BotVersion, Match, Rating, Seat, Tournament
@@ -68,10 +70,33 @@ class MatchFilter(django_filters.FilterSet):
         fields = ("tournament", "bot", "version", "game", "status", "rated")
 
     def by_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return queryset.filter(pk__in=Seat.objects.filter(bot_id=value).values("match_id"))
+        return seated(queryset, Seat.objects.filter(bot_id=value))
 
     def by_version(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return queryset.filter(pk__in=Seat.objects.filter(version_id=value).values("match_id"))
+        return seated(queryset, Seat.objects.filter(version_id=value))
+
+
+def seated(queryset: QuerySet[Match], seats: QuerySet[Seat]) -> QuerySet[Match]:
+    """The matches with a seat in ``seats``.
+
+    On PostgreSQL as ``id = ANY(ARRAY(seats' match ids))``: asked as ``id IN (...)``, the
+    planner walks the match index from the newest match back until it meets the seats'
+    (a popular version retired long ago: 450,000 entries, 340 ms, at 500,000 matches);
+    this reads the version's or bot's own seats (index) and then those matches only
+    (5 ms there), whatever the size of the match table."""
+    ids = seats.values("match_id")
+    if connection.vendor != "postgresql":
+        return queryset.filter(pk__in=ids)
+    return queryset.filter(EqualsAny(F("pk"), ArraySubquery(ids)))
+
+
+class EqualsAny(Func):
+    """The condition ``lhs = ANY(array)`` (a filter on a boolean expression: a right-hand
+    side of ``pk=`` would be written in parentheses, which ``ANY`` does not take)."""
+
+    template = "%(expressions)s)"
+    arg_joiner = " = ANY("
+    output_field = BooleanField()
 
 
 class LeaderboardFilter(django_filters.FilterSet):

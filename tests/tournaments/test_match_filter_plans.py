@@ -1,0 +1,91 @@
+"""Issue 32: the API's matches of one version or bot cost the same however many matches
+the site holds. Asked as ``id IN (its seats)``, PostgreSQL walked the match index from the
+newest match back until it met the seats of a version retired long ago (450,000 entries,
+340 ms, at 500,000 matches); ``filters.seated`` asks ``id = ANY(ARRAY(...))``, which reads
+the version's own seats and then those matches.
+
+The history is seeded big enough (20,000 matches, ANALYZEd) that the planner chooses as on
+a real site: every statement of the request is EXPLAINed and none may read the match or
+seat table whole.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from tests.tournaments.plans import tables_read_whole
+from tournaments.models import Bot, BotVersion, Match
+
+pytestmark = pytest.mark.django_db
+
+MATCHES = 20_000
+#: The popular version sits in every fifth of the oldest OLD matches, then never again.
+OLD = 2_000
+BOTS = 200
+GROWING = ("tournaments_match", "tournaments_seat")
+
+
+def seed() -> tuple[BotVersion, Bot]:
+    """BOTS bots of one version; MATCHES finished two-seat matches, the first version
+    seated only in the oldest ones. Returns it and a bot seated all along."""
+    bots = Bot.objects.bulk_create(Bot(game="oceans11", name=f"b{i}") for i in range(BOTS))
+    BotVersion.objects.bulk_create(
+        BotVersion(bot=bot, number=1, content_hash=str(bot.pk), status="accepted") for bot in bots
+    )
+    first, low = BotVersion.objects.order_by("id")[0], bots[1].pk
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """INSERT INTO tournaments_match (number, game, variant, options, games, duplicate,
+            rated, seed, time_control, limits, status, attempt, worker, faults, failure,
+            timings, created_at, units, duel_round, duel_seating)
+            SELECT g, 'oceans11', 'standard', '{}', 1, false, true, g, '{}', '{}', 'finished',
+            1, '', '[]', '', '{}', now(), '', 0, 0 FROM generate_series(1, %s) g""",
+            [MATCHES],
+        )
+        start = Match.objects.order_by("id").values_list("id", flat=True)[0]
+        # Seat 0: the popular version in every fifth old match, else one of the others;
+        # seat 1: one of the others. Versions and bots share their order (one each).
+        cursor.execute(
+            """INSERT INTO tournaments_seat (match_id, index, version_id, bot_id, log, log_games)
+            SELECT m.id, s.index, v.id, v.bot_id, '', '[]'
+            FROM tournaments_match m CROSS JOIN (VALUES (0), (1)) AS s(index)
+            JOIN tournaments_botversion v ON v.bot_id = CASE
+                WHEN s.index = 0 AND m.id - %s < %s AND (m.id - %s) %% 5 = 0 THEN %s
+                ELSE %s + 1 + (m.id * (7 + 6 * s.index) + s.index) %% %s END""",
+            [start, OLD, start, first.bot_id, low, BOTS - 2],
+        )
+        for table in GROWING:
+            cursor.execute(f'ANALYZE "{table}"')
+    return first, bots[2]
+
+
+def plans_of(address: str) -> list[list[str]]:
+    """Each SQL statement of a GET of ``address``, EXPLAINed: the growing tables it reads
+    whole."""
+    with CaptureQueriesContext(connection) as captured:
+        answer = APIClient().get(address)
+    assert answer.status_code == 200, answer.content
+    found = []
+    with connection.cursor() as cursor:
+        for query in captured.captured_queries:
+            if "tournaments_match" not in query["sql"]:
+                continue
+            cursor.execute("EXPLAIN (FORMAT JSON) " + query["sql"])
+            found.append(tables_read_whole(cursor.fetchone()[0], GROWING))
+    return found
+
+
+def test_a_long_retired_versions_matches_are_read_from_its_own_seats() -> None:
+    version, bot = seed()
+    answer = APIClient().get(f"/api/matches/?version={version.pk}")
+    listed = [row["id"] for row in answer.json()["results"]]
+    expected = list(
+        Match.objects.filter(seats__version=version).order_by("-id").values_list("id", flat=True)
+    )
+    assert listed == expected[: len(listed)] and len(listed) > 10
+    for address in (f"/api/matches/?version={version.pk}", f"/api/matches/?bot={bot.pk}"):
+        plans = plans_of(address)
+        assert plans and all(read == [] for read in plans), (address, plans)
