@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from judge.cli.game_options import options_help, parse_options
+from judge.cli.game_options import add_setting_arguments, options_help, parse_options
 from judge.cli.lifecycles import close_pool
 from judge.cli.sandboxing import (
     BotSpecError,
@@ -57,14 +57,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("b", metavar="B", help="the challenger, as A")
     parser.add_argument("--panel", default="house:greedy", help="bot of the other seats")
     parser.add_argument("--players", type=int, help="table size (default: the game's)")
-    parser.add_argument("--variant", help="the game's variant (default: its standard one)")
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set a game option (repeatable; the options are listed below)",
-    )
+    add_setting_arguments(parser)
     parser.add_argument("--seed", type=int, help="first round's seed (default: random, printed)")
     parser.add_argument("--elo0", type=float, default=defaults.elo0, help="H0's Elo (default 0)")
     parser.add_argument("--elo1", type=float, default=defaults.elo1, help="H1's Elo (default 20)")

@@ -8,6 +8,7 @@ the server accepts, and refuses the rest with the same bounds in the message.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,19 @@ _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
 #: Settings that have their own flag: an --option naming one points there.
 _OWN_FLAGS = {"variant": "--variant NAME", "players": "--players N", "games": "--games N"}
+
+
+def add_setting_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--variant`` and ``--option KEY=VALUE``, as every command that plays takes them
+    (``parse_options`` reads the options against the chosen game's schema)."""
+    parser.add_argument("--variant", help="the game's variant (default: its standard one)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a game option (repeatable; the options are listed below)",
+    )
 
 
 def parse_options(game: type[Game], pairs: Sequence[str]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from judge.cli.game_options import options_help, parse_options
+from judge.cli.game_options import add_setting_arguments, options_help, parse_options
 from judge.cli.lifecycles import LIFECYCLES, PooledMatch, close_pool, pooled_backend
 from judge.cli.sandboxing import (
     BotSpecError,
@@ -50,14 +50,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("game", choices=sorted(GAMES))
     parser.add_argument("bots", nargs="+", metavar="BOT", help="file.py, folder, or house:NAME")
-    parser.add_argument("--variant", help="the game's variant (default: its standard one)")
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set a game option (repeatable; the options are listed below)",
-    )
+    add_setting_arguments(parser)
     parser.add_argument("--players", type=int, help="table size (default: one per BOT)")
     parser.add_argument("--seed", type=int, help="match seed (default: a random one, printed)")
     parser.add_argument("--games", type=int, default=1, help="deals in the match (default 1)")
