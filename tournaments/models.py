@@ -494,6 +494,39 @@ class Rating(models.Model):
         return f"{self.bot.name}: {self.elo:.0f}"
 
 
+class FieldRating(models.Model):
+    """A bot's place in its game's field as the last field pass found it
+    (tournaments.rating.field_view): the whole field refitted together, ``elo`` its rating
+    there and ``deviation`` its joint deviation against the field's mean (docs/ratings.md,
+    "The stored field view"). Pages show it where it exists; the ladder reads ``Rating``."""
+
+    rating = models.OneToOneField(
+        Rating, on_delete=models.CASCADE, primary_key=True, related_name="field"
+    )
+    elo = models.FloatField()
+    deviation = models.FloatField()
+    fitted_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"field view of rating {self.rating_id}: {self.elo:.0f}"
+
+
+class FieldPass(models.Model):
+    """A game's last field pass: what it saw (``bots`` rated and their ``matches``
+    summed, so a pass with nothing new is skipped), when it ended and how long it took;
+    ``running_since`` is the claim of a pass under way (a conditional UPDATE)."""
+
+    game = models.CharField(max_length=32, unique=True)
+    bots = models.PositiveIntegerField(default=0)
+    matches = models.PositiveBigIntegerField(default=0)
+    ran_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(default=0.0)
+    running_since = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"field pass of {self.game} at {self.ran_at}"
+
+
 class RatingRecord(models.Model):
     """A bot's pairwise results against one opponent version in the global rating
     (tournaments.rating.global_rating.Record): ``results`` and ``score`` (fewer once the bot's

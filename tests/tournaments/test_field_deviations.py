@@ -1,0 +1,50 @@
+"""Every bot's joint deviation at once (tournaments.rating.field_deviations) is the one
+``Field.deviation`` gives bot by bot, on fields whose joint view matters: a ladder of
+neighbours joined by few games, and a closed round robin."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from tournaments.rating import field, field_deviations
+from tournaments.rating.global_rating import Skill, rate_units
+from tournaments.rating.tournament_fit import SCALE, Placing
+
+S = math.log(10.0) / SCALE
+
+
+def played(pairs: list[tuple[int, int]], seed: int) -> dict[int, Skill]:
+    """Rating states after two-player games between ``pairs``, bot k of strength 40 k."""
+    rng = random.Random(seed)
+    skills: dict[int, Skill] = {}
+    for a, b in pairs:
+        p = 1.0 / (1.0 + math.exp(-S * 40.0 * (a - b)))
+        places = (1, 2) if rng.random() < p else (2, 1)
+        skills.update(rate_units(skills, [Placing((a, b), places)]))
+    return skills
+
+
+def test_each_deviation_is_the_fields_own_on_a_chain_of_neighbours() -> None:
+    chain = [(k, k + 1) for k in range(11)] * 6 + [(0, 11)]
+    found = field.field_of(played(chain, 1))
+    every = field_deviations.against_mean(found)
+    assert set(every) == set(found.elo)
+    for bot, deviation in every.items():
+        assert deviation == pytest.approx(found.deviation(bot), rel=1e-6)
+    # The chain's ends are the least placed against the field's mean.
+    assert every[0] > every[6] and every[11] > every[6]
+
+
+def test_each_deviation_is_the_fields_own_in_a_round_robin() -> None:
+    pairs = [(a, b) for _ in range(4) for a in range(6) for b in range(a + 1, 6)]
+    found = field.field_of(played(pairs, 2))
+    every = field_deviations.against_mean(found)
+    for bot, deviation in every.items():
+        assert deviation == pytest.approx(found.deviation(bot), rel=1e-6)
+
+
+def test_an_empty_field_has_no_deviations() -> None:
+    assert field_deviations.against_mean(field.field_of({})) == {}
