@@ -222,14 +222,21 @@ def scratch_databases(sizes: Sequence[int], keep: bool = False) -> Iterator[list
             use_database(original)
 
 
-def drop_kept(sizes: Sequence[int]) -> None:
-    """Drop the kept databases of these sizes (those that exist)."""
-    from django.db import connection
+def drop_kept(sizes: Sequence[int], connection: Any = None) -> None:
+    """Drop the kept databases of these sizes (those that exist) and their replay files.
 
-    with connection.cursor() as cursor:
+    The statements go through the server's maintenance database (Django's no-database
+    cursor, as creating a test database does): the configured one ("cardjudge") need not
+    exist on a machine that only ever ran benches."""
+    import shutil
+
+    from django.db import connection as default
+
+    with (connection or default)._nodb_cursor() as cursor:
         for size in sizes:
             cursor.execute(f'DROP DATABASE IF EXISTS "{kept_name(size)}"')
-            print(f"dropped {kept_name(size)} (if it was there)")
+            shutil.rmtree(KEPT_REPLAYS / kept_name(size), ignore_errors=True)
+            print(f"dropped {kept_name(size)} and its replay files (if they were there)")
 
 
 def seeded(matches: int) -> dict[str, Any]:
