@@ -304,6 +304,17 @@ CELERY_BEAT_SCHEDULE["resend-lost-checks"] = {
     "task": "tournaments.checks.resend_lost_checks",
     "schedule": 300.0,
 }
+# The stored field view (tournaments.rating.field_view, docs/ratings.md): every
+# FIELD_PASS_SECONDS beat has each game's whole field refitted where rated matches came
+# since its last pass (seconds of a worker process on a big site: on the batch queue).
+FIELD_PASS_SECONDS = env_float("FIELD_PASS_SECONDS", 300.0)
+if FIELD_PASS_SECONDS <= 0:
+    raise SettingError(f"FIELD_PASS_SECONDS={FIELD_PASS_SECONDS}: must be positive")
+CELERY_BEAT_SCHEDULE["field-view"] = {
+    "task": "tournaments.tasks.refit_fields",
+    "schedule": FIELD_PASS_SECONDS,
+    "options": {"queue": "tournaments"},
+}
 
 # Abuse limits (docs/deploy.md, "Limits"): request size, rate limits, sign-in lockout.
 # A request body over REQUEST_MAX_BYTES is refused (413) before anything reads it; files

@@ -32,11 +32,13 @@ from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from judge.engine import GameError
+from judge.games import GAMES
 from sandbox.backend import Backend
 from tournaments.models import Match
 from tournaments.play import clocks, dispatch, lease, live_feed, runner
 from tournaments.play.human_seat import PERSON_POLICY
 from tournaments.play.instance import judge_instance
+from tournaments.rating import field_view
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +237,21 @@ def ladder_tick() -> int:
     included (a new version accepted, ratings settled or unsettled, a ladder resumed).
     Returns how many matches were sent."""
     return len(dispatch.dispatch())
+
+
+@shared_task(acks_late=True, name="tournaments.tasks.refit_fields")
+def refit_fields() -> dict[str, str]:
+    """Periodic (beat, every FIELD_PASS_SECONDS, on the batch queue): each game's stored
+    field view refitted where rated matches came since its last pass
+    (rating.field_view.refresh); a game that fails is logged and the others still run."""
+    done = {}
+    for game in GAMES:
+        try:
+            done[game] = field_view.refresh(game)
+        except Exception:  # the next beat tries again; the view shown stays the last one
+            log.exception("field pass of %s failed", game)
+            done[game] = "failed"
+    return done
 
 
 @worker_process_shutdown.connect

@@ -1,0 +1,89 @@
+"""The stored field view (tournaments.rating.field_view): the beat task refits each game's
+whole field and stores every bot's rating there and its joint deviation, skips a game with
+nothing rated since its last pass, runs one pass of a game at a time, and runs under beat
+on a real worker."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from tests.tournaments.conftest import Workers, wait_for
+from tests.tournaments.test_field_store import rated_states, store
+from tournaments.models import FieldPass, FieldRating, Match
+from tournaments.play import tasks
+from tournaments.rating import field_store, field_view, match_rating
+
+pytestmark = pytest.mark.django_db
+
+
+def views() -> dict[int, FieldRating]:
+    return {v.rating.bot_id: v for v in FieldRating.objects.select_related("rating")}
+
+
+def test_a_pass_stores_each_bots_rating_and_joint_deviation_in_the_whole_field() -> None:
+    bot_of, _ = store(rated_states(8, 160, 5))
+    done = tasks.refit_fields()
+    assert done["bigtwo"] == "refitted"
+    assert {game: state for game, state in done.items() if game != "bigtwo"} == dict.fromkeys(
+        set(done) - {"bigtwo"}, "unchanged"
+    )  # games with no rated bot: nothing to fit
+    whole = field_store.game_field("bigtwo")
+    stored = views()
+    assert set(stored) == set(bot_of.values())
+    for bot, view in stored.items():
+        assert view.elo == pytest.approx(whole.elo[bot])
+        assert view.deviation == pytest.approx(whole.deviation(bot), rel=1e-6)
+    last = FieldPass.objects.get(game="bigtwo")
+    assert (last.bots, last.matches, last.running_since) == (8, 0, None)
+    assert {v.fitted_at for v in stored.values()} == {last.ran_at}
+
+
+def test_nothing_rated_since_the_last_pass_is_skipped_and_a_rated_match_brings_the_next() -> None:
+    bot_of, version_of = store(rated_states(6, 120, 6))
+    assert field_view.refresh("bigtwo") == "refitted"
+    before = views()
+    assert field_view.refresh("bigtwo") == "unchanged"
+    assert {b: v.fitted_at for b, v in views().items()} == {
+        b: v.fitted_at for b, v in before.items()
+    }
+    match = Match.objects.create(game="bigtwo", status=Match.Status.DONE)
+    with transaction.atomic():
+        match_rating.rate_match(match, [version_of[0], version_of[5]], [1, 2])
+    assert field_view.refresh("bigtwo") == "refitted"
+    after = views()
+    assert after[bot_of[0]].fitted_at > before[bot_of[0]].fitted_at
+    assert after[bot_of[0]].elo != pytest.approx(before[bot_of[0]].elo)
+    assert FieldPass.objects.get(game="bigtwo").matches == 2
+
+
+def test_a_pass_under_way_is_not_run_twice_and_a_dead_ones_claim_is_taken_over() -> None:
+    store(rated_states(4, 60, 7))
+    FieldPass.objects.create(game="bigtwo", running_since=timezone.now())
+    assert field_view.refresh("bigtwo") == "running"
+    assert not FieldRating.objects.exists()
+    dead = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 1)
+    FieldPass.objects.filter(game="bigtwo").update(running_since=dead)
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert FieldRating.objects.count() == 4
+    assert FieldPass.objects.get(game="bigtwo").running_since is None
+
+
+def test_beat_names_the_task_and_sends_it_to_the_batch_queue() -> None:
+    entry = settings.CELERY_BEAT_SCHEDULE["field-view"]
+    assert entry["task"] == tasks.refit_fields.name == "tournaments.tasks.refit_fields"
+    assert entry["options"]["queue"] == "tournaments"
+    assert entry["schedule"] == settings.FIELD_PASS_SECONDS > 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_beat_runs_the_pass_on_a_real_worker(workers: Workers) -> None:
+    bot_of, _ = store(rated_states(5, 80, 8))
+    workers.env["FIELD_PASS_SECONDS"] = "1"
+    workers.start_with_reaper("fields")
+    wait_for(lambda: set(views()) == set(bot_of.values()), 90, "beat's field pass")
+    assert FieldPass.objects.get(game="bigtwo").ran_at is not None
