@@ -108,12 +108,16 @@ def _key(per_cell: int, largest: int) -> str:
     and seed bots: judge/ but its command line and tools) and of the size asked."""
     extra = f":{largest}" if largest != 99 else ""
     digest = hashlib.sha256(f"{FORM}:{per_cell}:{DEALS}{extra}".encode())
-    judge_dir = Path(judge.__file__).parent
-    sources = [p for p in judge_dir.rglob("*.py") if p.relative_to(judge_dir).parts[0] in PLAYS]
     seeds = [path for game in sorted(GAMES) for path in sorted(seed_files(game).values())]
-    for path in sorted(sources) + seeds:
+    for path in engine_sources() + seeds:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def engine_sources() -> list[Path]:
+    """The sources in judge/ that decide how a match plays (``PLAYS``), in a fixed order."""
+    judge_dir = Path(judge.__file__).parent
+    return sorted(p for p in judge_dir.rglob("*.py") if p.relative_to(judge_dir).parts[0] in PLAYS)
 
 
 #: What in judge/ decides how a match plays (the cache's key reads only these).

@@ -26,12 +26,14 @@ over SITES simulated sites per cell:
 The truth is each bot's rating fitted (``tournament_fit.fit_units``) to a pool of random
 tables far larger than a site (the value the fit converges to). Goal: coverage within
 0.93-0.97 in every cell at 5+ plays. ``--sites`` (default 200), ``--only SCHEDULE``,
-``--bots``, ``--seats``, ``--game``.
+``--bots``, ``--seats``, ``--game``; ``--results engine``: every match drawn from real
+games of house bots of graded strength (bench/_engine_results.py), the truth their fit.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import math
 import random
@@ -40,6 +42,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from bench import _engine_results
 from bench.bench_calibration import SHAPES, kendall_tau
 from bench.bench_ladder_schedule import SLOTS, Cell, League, ladder_tables, simulate
 from tournaments.competitions import matchmaking
@@ -65,6 +68,7 @@ class Setting:
     game: str
     seats: int
     bots: int
+    results: str = "model"  # or "engine": real games (bench/_engine_results.py)
 
     def label(self) -> str:
         return f"{self.schedule} {self.game} {self.seats}p {self.bots} bots"
@@ -107,6 +111,8 @@ def truth(
     setting: Setting, skills: dict[int, float], rng: random.Random, units: int
 ) -> dict[int, float]:
     """Each bot's rating fitted to ``units`` units of random tables of the setting's size."""
+    if setting.results == "engine":  # the fit to every deal a site may draw
+        return _engine_results.library(setting.game, setting.seats, len(skills)).truth()
     pool: list[tournament_fit.Placing[int]] = []
     bots = sorted(skills)
     while len(pool) < units:
@@ -195,7 +201,8 @@ def site(
     tallies: dict[int, Tally],
 ) -> None:
     """Play one site, checking at each checkpoint of average plays per bot."""
-    league = League(dict(skills))
+    draw = _engine_results.results(setting.results, setting.game, setting.seats, len(skills))
+    league = League(dict(skills), results=draw)
     source = tables(setting, league, rng)
     cell = Cell(setting.game, setting.seats)
     pending = list(CHECKPOINTS)
@@ -254,16 +261,29 @@ def main() -> None:
     parser.add_argument("--bots", type=int, choices=(8, 50))
     parser.add_argument("--seats", type=int, choices=(2, 4, 6))
     parser.add_argument("--game", choices=sorted(SHAPES))
+    parser.add_argument(
+        "--results",
+        choices=("model", "engine"),
+        default="model",
+        help="engine: each match drawn from real games of house bots of mixed policies",
+    )
     args = parser.parse_args()
     chosen = [
-        s
+        dataclasses.replace(s, results=args.results)
         for s in SETTINGS
+        if args.results == "model"
+        or _engine_results.engine_ready(
+            s.game, s.seats, OPEN_POPULATION if s.schedule == "open" else s.bots
+        )
         if (args.only is None or s.schedule == args.only)
         and (args.bots is None or s.bots == args.bots or s.schedule == "open")
         and (args.seats is None or s.seats == args.seats)
         and (args.game is None or s.game == args.game)
     ]
-    print(f"coverage of the global rating's 95% intervals, {args.sites} sites per cell")
+    print(
+        f"coverage of the global rating's 95% intervals, {args.sites} sites per cell, "
+        f"results: {args.results}"
+    )
     head = " | ".join(f"{m + ': bot  diff zsd MAE  tau':<27}" for m in METHODS)
     print(f"{'cell':<30} {'pl':>3} | {head}")
     for number, setting in enumerate(chosen):

@@ -73,11 +73,17 @@ class Cell:
     players: int
 
 
+#: Where a match's stored result comes from: (cell, bot per seat, rng) -> result. The
+#: default is the game model (``simulate``); bench/_engine_results.py draws real games.
+Results = Callable[[Cell, Sequence[int], random.Random], dict[str, Any]]
+
+
 @dataclass
 class League:
     """Everything played so far: the global ratings, matches and units of every bot."""
 
     skills: dict[int, float]
+    results: Results | None = None
     skills_now: dict[int, global_rating.Skill] = field(default_factory=dict)
     matches: dict[int, int] = field(default_factory=dict)
     units: list[tournament_fit.Placing[int]] = field(default_factory=list)
@@ -87,7 +93,10 @@ class League:
 
     def play(self, cell: Cell, table: Sequence[int], rng: random.Random) -> None:
         """One duplicate-deal match at ``table``, rated as the service rates it."""
-        result = simulate(SHAPES[cell.game], [self.skills[b] for b in table], rng)
+        if self.results is None:
+            result = simulate(SHAPES[cell.game], [self.skills[b] for b in table], rng)
+        else:
+            result = self.results(cell, table, rng)
         seats = tuple(table)
         units = [
             tournament_fit.Placing(seats, places)

@@ -1,0 +1,73 @@
+"""Issue 30: real games for the calibration bench (bench/_engine_results.py).
+
+A tiny library (3 bots of mixed policies, 3 Big Two deals a table) is played by the
+engine into a temporary cache: its deals re-read as the service's units, a site of the
+calibration bench draws its matches from it in the seat order it asks, and a build
+that stopped is resumed (only the missing table is played).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench import _engine_results
+from bench._engine_results import Field, Library, table_path
+from bench.bench_ladder_schedule import Cell, League
+from tournaments.rating.units import match_units
+
+FIELD = Field("bigtwo", 2, deals=3)
+
+
+@pytest.fixture
+def library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Library:
+    monkeypatch.setattr(_engine_results, "CACHE", tmp_path)
+    return Library(FIELD, bots=3)
+
+
+def test_every_deal_re_reads_as_one_unit_placed_by_its_totals(library: Library) -> None:
+    assert sorted(library.deals) == [(0, 1), (0, 2), (1, 2)]
+    for table, deals in library.deals.items():
+        assert len(deals) == FIELD.deals
+        for deal in deals:
+            assert [g["seating"] for g in deal["games"]] == [[0, 1], [1, 0]]
+            (unit,) = match_units(2, deal, duplicate=True, deals=1)
+            a, b = deal["scores"]
+            assert unit == ((1, 1) if a == b else (1, 2) if a > b else (2, 1)), table
+    assert len(library.units()) == 3 * FIELD.deals
+    assert sorted(library.truth()) == [0, 1, 2]
+
+
+def test_a_site_draws_its_match_from_the_table_in_the_order_asked(library: Library) -> None:
+    league = League({0: 0.0, 1: 0.0, 2: 0.0}, results=lambda _c, t, r: library.draw(t, r))
+    league.play(Cell("bigtwo", 2), (2, 0), random.Random(5))
+    drawn = library.draw((2, 0), random.Random(5))  # the same draw, to look at
+    (unit,) = league.units
+    assert unit.seats == (2, 0)
+    assert unit.places == match_units(2, drawn, duplicate=True, deals=1)[0]
+
+    # Bot 0 of the drawn result is bot 2, index 1 of the stored table (0, 2): the same
+    # games, each seat's score where it was, the seating and the totals swapped.
+    def swapped(stored: dict[str, Any]) -> bool:
+        return (
+            drawn["scores"] == stored["scores"][::-1]
+            and drawn["places"] == stored["places"][::-1]
+            and [g["result"] for g in drawn["games"]] == [g["result"] for g in stored["games"]]
+            and [g["seating"] for g in drawn["games"]]
+            == [[1 - bot for bot in g["seating"]] for g in stored["games"]]
+        )
+
+    assert any(swapped(stored) for stored in library.deals[0, 2])
+
+
+def test_a_stopped_build_plays_only_the_missing_table(library: Library) -> None:
+    kept = {t: table_path(FIELD, t).stat().st_mtime_ns for t in [(0, 1), (1, 2)]}
+    missing = table_path(FIELD, (0, 2))
+    missing.unlink()
+    again = Library(FIELD, bots=3)
+    assert missing.exists()
+    assert again.deals[0, 2] == library.deals[0, 2]  # the same seeds: the same deals
+    assert {t: table_path(FIELD, t).stat().st_mtime_ns for t in kept} == kept
