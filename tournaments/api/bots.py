@@ -52,7 +52,7 @@ class BotViewSet(
 
     def get_queryset(self) -> QuerySet[Bot]:
         return (
-            Bot.objects.select_related("owner", "rating")
+            Bot.objects.select_related("owner", "rating__field")
             .annotate(version_count=Count("versions"), latest_version=Max("versions__number"))
             .order_by("id")
         )

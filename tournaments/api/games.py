@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
+from django.db.models.functions import Coalesce
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 from rest_framework.exceptions import NotFound
@@ -46,12 +47,14 @@ class GamesView(APIView):
 
 
 class LeaderboardView(generics.ListAPIView[Rating]):
-    """The global rating of every rated bot of one game (with its 95% interval), best first."""
+    """The global rating of every rated bot of one game (with its 95% interval), best first:
+    by the rating shown (``standing``: the field view's where there is one, as the page),
+    so the order never contradicts the intervals; ``?ordering=elo`` orders by the stored."""
 
     serializer_class = serializers.LeaderboardRowSerializer
     filterset_class = filters.LeaderboardFilter
-    ordering_fields = ("elo", "matches")
-    cursor_ordering = ("-elo", "id")
+    ordering_fields = ("shown", "elo", "matches")
+    cursor_ordering = ("-shown", "id")
     permission_classes = (AllowAny,)
 
     def get_queryset(self) -> QuerySet[Rating]:
@@ -60,4 +63,9 @@ class LeaderboardView(generics.ListAPIView[Rating]):
         game = self.kwargs["game"]
         if game not in GAMES:
             raise NotFound(f"no game {game!r}; choose one of {sorted(GAMES)}")
-        return Rating.objects.filter(game=game).select_related("bot__owner").order_by("-elo", "id")
+        return (
+            Rating.objects.filter(game=game)
+            .select_related("bot__owner", "field")
+            .annotate(shown=Coalesce(F("field__elo"), F("elo")))
+            .order_by("-shown", "id")
+        )

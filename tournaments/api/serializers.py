@@ -19,6 +19,7 @@ from tournaments.api.permissions import may_read_seat_log, owns_version
 from tournaments.bots import lookalikes, names
 from tournaments.guard.queryparams import MAX_KEY
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
+from tournaments.rating import field_view
 
 #: Entrants of one tournament (a round robin of 2 seats plays n(n-1)/2 matches a round).
 MAX_PARTICIPANTS = 64
@@ -80,16 +81,33 @@ class RegisterSerializer(serializers.ModelSerializer[User]):
         return attrs
 
 
+class ShownRatingSerializer(serializers.Serializer[field_view.Standing]):
+    """The rating the leaderboard shows and is ordered by (docs/ratings.md, "The stored
+    field view"): the whole field's joint fit as of its last pass where the bot has one
+    (``joint``), else the bot's stored rating."""
+
+    elo = serializers.FloatField()
+    deviation = serializers.FloatField(help_text="joint: against the field's mean")
+    low = serializers.FloatField(help_text="95% interval, lower end")
+    high = serializers.FloatField(help_text="95% interval, upper end")
+    provisional = serializers.BooleanField()
+    joint = serializers.BooleanField(help_text="the field view's (else the stored rating's)")
+    as_of = serializers.DateTimeField(allow_null=True, help_text="the field pass's time")
+
+
 class RatingSerializer(serializers.ModelSerializer[Rating]):
     """A bot's global rating (docs/ratings.md): ``elo`` on Elo's scale, ``deviation`` its
     standard deviation, ``low``/``high`` its 95% interval (within 0-3000), ``units`` the
-    games or duplicate deals rated, ``provisional`` while too few or too wide."""
+    games or duplicate deals rated, ``provisional`` while too few or too wide: the stored
+    state, moved by every rated result. ``standing``: what the pages show, the field
+    view's joint interval where there is one."""
 
     low = serializers.FloatField(read_only=True, help_text="95% interval, lower end")
     high = serializers.FloatField(read_only=True, help_text="95% interval, upper end")
     provisional = serializers.BooleanField(
         read_only=True, help_text="fewer than 10 units, or a deviation above 100 Elo"
     )
+    standing = serializers.SerializerMethodField()
 
     class Meta:
         model = Rating
@@ -102,8 +120,13 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
             "provisional",
             "matches",
             "updated_at",
+            "standing",
         )
         read_only_fields: tuple[str, ...] = fields
+
+    @extend_schema_field(ShownRatingSerializer)
+    def get_standing(self, rating: Rating) -> dict[str, Any]:
+        return dict(ShownRatingSerializer(field_view.standing(rating)).data)
 
 
 class BotSerializer(serializers.ModelSerializer[Bot]):
@@ -415,6 +438,7 @@ class LeaderboardRowSerializer(RatingSerializer):
             "draws",
             "losses",
             "updated_at",
+            "standing",
         )
         read_only_fields: tuple[str, ...] = fields
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString
@@ -13,7 +14,8 @@ from judge import games as registry
 from judge.games import GAMES
 from tournaments.competitions import ladder
 from tournaments.guard import queryparams
-from tournaments.models import Bot, BotVersion, Rating, Tournament
+from tournaments.models import Bot, BotVersion, FieldPass, Rating, Tournament
+from tournaments.rating import field_view
 from tournaments.web import charts, docs, stats, text
 from tournaments.web.keyset import requested_key
 from tournaments.web.links import link_for
@@ -38,6 +40,8 @@ class Row:
     elo: str
     interval: str  # the 95% interval, "[low, high]"
     provisional: bool
+    #: Whether the rating and interval are the field view's (else the bot's stored own).
+    joint: bool
     matches: str
     record: str  # wins/draws/losses
     change: str  # of the trend, with its sign
@@ -75,12 +79,18 @@ def your_bots(request: HttpRequest) -> list[Bot]:
 
 def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
     """LEADERBOARD_ROWS rows from the top, or (``?after=BOT&elo=E&place=N``) from the row
-    after that bot's (Elo E, place N): one range of the (game, elo, bot) index at any depth."""
+    after that bot's (shown Elo E, place N).
+
+    Ordered by the rating shown: the stored field view's where the bot has one, else its
+    stored rating (rated since the last pass), so that the order never contradicts the
+    ratings and intervals on the page; a scan of the game's rated bots (bounded by them)."""
     if game not in GAMES:
         raise Http404(f"no game {game!r}")
     ratings, start = board_range(request, game)
     found = list(
-        ratings.select_related("bot__owner").order_by("-elo", "bot_id")[: LEADERBOARD_ROWS + 1]
+        ratings.select_related("bot__owner", "field").order_by("-shown", "bot_id")[
+            : LEADERBOARD_ROWS + 1
+        ]
     )
     more = found[LEADERBOARD_ROWS - 1] if len(found) > LEADERBOARD_ROWS else None
     found = found[:LEADERBOARD_ROWS]
@@ -98,14 +108,16 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
         "title": registry.title(game),
         "rows": rows,
         "more": more
-        and {"after": more.bot_id, "elo": repr(more.elo), "place": start + LEADERBOARD_ROWS},
+        and {"after": more.bot_id, "elo": repr(shown_elo(more)), "place": start + LEADERBOARD_ROWS},
         "has_rules": docs.rules_file(game) is not None,
         "ladder": on_ladder,
+        "field_pass": FieldPass.objects.filter(game=game).values_list("ran_at", flat=True).first(),
     }
     return render(request, "web/leaderboard.html", context)
 
 
 def board_row(place: int, rating: Rating, trend: stats.Trend, link: str) -> Row:
+    shown = field_view.standing(rating)
     return Row(
         place=place,
         place_text=str(place),
@@ -115,9 +127,10 @@ def board_row(place: int, rating: Rating, trend: stats.Trend, link: str) -> Row:
         link=link,
         name=rating.bot.name,
         owner=rating.bot.owner.username if rating.bot.owner else "",
-        elo=text.whole(rating.elo),
-        interval=f"[{text.whole(rating.low)}, {text.whole(rating.high)}]",
-        provisional=rating.provisional,
+        elo=text.whole(shown.elo),
+        interval=f"[{text.whole(shown.low)}, {text.whole(shown.high)}]",
+        provisional=shown.provisional,
+        joint=shown.joint,
         matches=str(rating.matches),
         record=f"{rating.wins}/{rating.draws}/{rating.losses}",
         change=text.signed_whole(trend.change),
@@ -126,17 +139,25 @@ def board_row(place: int, rating: Rating, trend: stats.Trend, link: str) -> Row:
 
 
 def board_range(request: HttpRequest, game: str) -> tuple[QuerySet[Rating], int]:
-    """The game's listed ratings from the requested row on, and the place before it.
+    """The game's listed ratings from the requested row on (each with ``shown``, the Elo
+    it is listed by), and the place before it.
 
-    The "more" link names the last row shown (its bot and Elo) and its place, so the next
-    page is the index range below it, with no look-up of where that row is."""
-    ratings = Rating.objects.filter(game=game, bot__retired=False)
+    The "more" link names the last row shown (its bot and shown Elo) and its place, so the
+    next page starts below it, with no look-up of where that row is."""
+    ratings = Rating.objects.filter(game=game, bot__retired=False).annotate(
+        shown=Coalesce(F("field__elo"), F("elo"))
+    )
     after, place = requested_key(request, "after"), requested_key(request, "place")
     elo = requested_elo(request)
     if after is None or elo is None:
         return ratings, 0
-    below = Q(elo__lt=elo) | Q(elo=elo, bot_id__gt=after)
+    below = Q(shown__lt=elo) | Q(shown=elo, bot_id__gt=after)
     return ratings.filter(below), place or 0
+
+
+def shown_elo(rating: Rating) -> float:
+    """The Elo a row of ``board_range`` is listed by (its ``shown`` annotation)."""
+    return float(rating.shown)  # type: ignore[attr-defined]
 
 
 def requested_elo(request: HttpRequest) -> float | None:

@@ -38,6 +38,7 @@ from tournaments.errors import ServiceError
 from tournaments.guard.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.play import dispatch
+from tournaments.rating import field_view
 from tournaments.rating.global_rating import START_DEVIATION, interval
 from tournaments.web import charts, docs, head_to_head, stats
 from tournaments.web.forms import UploadForm
@@ -145,7 +146,7 @@ def place_html(place: int | None) -> SafeString:
 
 
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
-    bot = get_object_or_404(Bot.objects.select_related("owner", "rating"), pk=bot_id)
+    bot = get_object_or_404(Bot.objects.select_related("owner", "rating__field"), pk=bot_id)
     mine = owns_bot(request.user, bot)
     versions = bot.versions.order_by("-number")
     if not mine:
@@ -160,6 +161,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "mine": mine,
         "versions": listed,
         "rating": getattr(bot, "rating", None),
+        "standing": standing_of(bot),
         "chart": charts.rating_chart(
             history,
             f"rating history of {bot.name}",
@@ -187,6 +189,13 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         )
         context["code"] = code_files(listed[0]) if listed else []
     return render(request, "web/bot.html", context)
+
+
+def standing_of(bot: Bot) -> field_view.Standing | None:
+    """The rating the page heads with: the field view's where there is one (None: not
+    rated)."""
+    rating = getattr(bot, "rating", None)
+    return None if rating is None else field_view.standing(rating)
 
 
 def rating_interval(bot: Bot) -> tuple[float, float] | None:
