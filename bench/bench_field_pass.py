@@ -1,0 +1,159 @@
+"""The field pass at the size of a big site: one game's whole field refitted and every bot's
+joint deviation stored (tournaments.rating.field_view.refresh), on PostgreSQL.
+
+Seeds a scratch database with one game's rated field as the service stores it: ``--bots``
+bots (default 2,500), each with one rated version, its ``Rating`` row and its records
+(``RatingRecord``, one per opponent met, mirrored on the opponent's side). Who met whom is
+shaped like a ladder that also explores and plays tournaments: each bot met its ``--near``
+neighbours by strength and ``--far`` bots drawn at random, ``--games`` results per pair
+(defaults 40, 20, 8: about 98,000 pairs, 197,000 records, 790,000 pairwise results, the
+results of roughly 400,000 two-seat matches; a 6-seat match holds 15 pairs). Then it
+times one pass, split into its steps: loading and refitting the field
+(``field_store.game_field``), every bot's joint deviation at once
+(``field_deviations.against_mean``: one dense inversion by numpy) and storing the rows.
+
+Baseline, in the same run: ``Field.deviation`` (one plain-Python conjugate-gradient solve
+per bot) for ``--sample`` bots, extrapolated to the whole field; the ratio says what the
+one inversion saves. The sampled bots' deviations must agree to 1e-6.
+
+Run: ``python -m bench.bench_field_pass [--bots N] [--near N] [--far N] [--sample N]``
+(PostgreSQL as for the tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import resource
+import time
+from typing import Any
+
+from bench._service import configure, scratch_database
+
+GAME = "bigtwo"
+
+
+def seed(bots: int, near: int, far: int, games: int, rng: random.Random) -> int:
+    """The rated field in the scratch database; how many records."""
+    from tournaments.models import Bot, BotVersion, Rating, RatingRecord
+    from tournaments.rating.bulk_rows import write_rows
+    from tournaments.rating.global_rating import _S
+
+    truth = sorted(rng.gauss(1500.0, 300.0) for _ in range(bots))
+    made = Bot.objects.bulk_create(Bot(game=GAME, name=f"field-{k}") for k in range(bots))
+    versions = BotVersion.objects.bulk_create(
+        BotVersion(bot=bot, number=1, content_hash=f"h{bot.pk}", status="accepted") for bot in made
+    )
+    BotVersion.objects.update(ever_rated=True)
+    estimate = [t + rng.gauss(0.0, 60.0) for t in truth]
+    records: list[tuple[int, int, float, float, float]] = []
+    information = [0.0] * bots
+    for a, b in pairs(bots, near, far, rng):
+        p = 1.0 / (1.0 + math.exp(_S * (truth[b] - truth[a])))
+        won = float(sum(rng.random() < p for _ in range(games)))
+        records.append((made[a].pk, versions[b].pk, games, won, estimate[b]))
+        records.append((made[b].pk, versions[a].pk, games, games - won, estimate[a]))
+        for k in (a, b):
+            information[k] += _S * _S * games * p * (1.0 - p)
+    Rating.objects.bulk_create(
+        rating_row(bot, estimate[k], information[k]) for k, bot in enumerate(made)
+    )
+    fields = ("bot_id", "opponent_id", "results", "score", "seen")
+    return write_rows(RatingRecord, fields, records)
+
+
+def pairs(bots: int, near: int, far: int, rng: random.Random) -> set[tuple[int, int]]:
+    """Who met whom: each bot its ``near`` neighbours by strength and ``far`` at random."""
+    met: set[tuple[int, int]] = set()
+    for k in range(bots):
+        others = set(range(max(0, k - near // 2), min(bots, k + near // 2 + 1)))
+        others |= {rng.randrange(bots) for _ in range(far)}
+        met |= {(min(k, o), max(k, o)) for o in others if o != k}
+    return met
+
+
+def rating_row(bot: Any, elo: float, information: float) -> Any:
+    """A stored rating whose variance is its records' information (dispersion 1)."""
+    from tournaments.models import Rating
+    from tournaments.rating.global_rating import START_DEVIATION, Skill
+
+    variance = 1.0 / (information + 1.0 / START_DEVIATION**2)
+    row = Rating(bot=bot, game=GAME, elo=elo, matches=1)
+    row.set_skill(Skill(elo, variance, information, information, 400, 0.0, {}))
+    return row
+
+
+def timed(step: str, work: Any) -> Any:
+    began = time.perf_counter()
+    result = work()
+    print(f"  {step}: {time.perf_counter() - began:.1f} s", flush=True)
+    return result
+
+
+def measure(sample: int) -> None:
+    """One pass, step by step, then the whole pass as the task runs it; the baseline."""
+    from tournaments.models import FieldPass, FieldRating
+    from tournaments.rating import field_deviations, field_store, field_view
+
+    print("one pass, step by step:")
+    found = timed(
+        "load and refit the field (field_store.game_field)", lambda: field_store.game_field(GAME)
+    )
+    began = time.perf_counter()
+    every = field_deviations.against_mean(found)
+    inversion = time.perf_counter() - began
+    print(f"  every bot's joint deviation (one inversion): {inversion:.1f} s")
+    print("the pass as the beat task runs it (field_view.refresh):")
+    began = time.perf_counter()
+    assert field_view.refresh(GAME) == "refitted"
+    whole = time.perf_counter() - began
+    stored = FieldRating.objects.count()
+    print(
+        f"  {stored} bots stored in {whole:.1f} s (the pass's own count: "
+        f"{FieldPass.objects.get(game=GAME).seconds:.1f} s before the writes)"
+    )
+    began = time.perf_counter()
+    assert field_view.refresh(GAME) == "unchanged"
+    print(f"  the next pass with nothing new: {(time.perf_counter() - began) * 1000:.0f} ms")
+    chosen = random.Random(2).sample(list(found.elo), sample)
+    began = time.perf_counter()
+    for bot in chosen:
+        assert abs(found.deviation(bot) - every[bot]) <= 1e-6 * every[bot], bot
+    each = (time.perf_counter() - began) / sample
+    baseline = each * len(found.elo)
+    print(
+        f"baseline: Field.deviation per bot {each:.2f} s (plain-Python CG, {sample} bots), "
+        f"{baseline / 60:.0f} min for all {len(found.elo)}"
+    )
+    print(
+        f"ratio (inversion / baseline): {inversion / baseline:.5f} "
+        f"({baseline / inversion:.0f}x faster); sampled bots agree to 1e-6"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", type=int, default=2500)
+    parser.add_argument("--near", type=int, default=40)
+    parser.add_argument("--far", type=int, default=20)
+    parser.add_argument("--games", type=int, default=8)
+    parser.add_argument("--sample", type=int, default=3)
+    options = parser.parse_args()
+    configure("bench_field_pass", broker="memory://", sandbox="local")
+    print(f"load average {os.getloadavg()[0]:.1f}; {options.bots} bots")
+    with scratch_database():
+        records = timed(
+            "seeding",
+            lambda: seed(options.bots, options.near, options.far, options.games, random.Random(1)),
+        )
+        print(f"  {records} records ({records // 2} pairs)")
+        measure(options.sample)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory of this process (max RSS): {peak:.0f} MB")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
