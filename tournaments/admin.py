@@ -25,6 +25,7 @@ from tournaments.models import (
     Bot,
     BotVersion,
     Duel,
+    FieldPass,
     Ladder,
     Match,
     Rating,
@@ -245,6 +246,19 @@ class RatingAdmin(BigTableAdmin):
     list_filter = (GameFilter,)
     search_fields = ("=bot__name",)
     raw_id_fields = ("bot",)
+
+
+@admin.register(FieldPass)
+class FieldPassAdmin(admin.ModelAdmin):
+    """Each game's last field pass (tournaments.rating.field_view), read-only. Deleting a
+    game's row has the next beat refit its field though nothing new was rated (after
+    ``recompute_ratings --write``, or a change of the field's model)."""
+
+    list_display = ("game", "ran_at", "seconds", "bots", "matches", "running_since")
+    readonly_fields = ("game", "bots", "matches", "ran_at", "seconds", "running_since")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
 
 @admin.register(RatingHistory)

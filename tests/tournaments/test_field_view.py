@@ -6,6 +6,7 @@ on a real worker."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -87,3 +88,17 @@ def test_beat_runs_the_pass_on_a_real_worker(workers: Workers) -> None:
     workers.start_with_reaper("fields")
     wait_for(lambda: set(views()) == set(bot_of.values()), 90, "beat's field pass")
     assert FieldPass.objects.get(game="bigtwo").ran_at is not None
+
+
+def test_an_operator_deleting_a_games_pass_has_the_next_one_refit_it(admin_client: Any) -> None:
+    """After ``recompute_ratings --write`` or a new field model nothing new is rated; the
+    admin's delete of the game's pass row brings a pass all the same."""
+    store(rated_states(4, 60, 9))
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert field_view.refresh("bigtwo") == "unchanged"
+    listed = admin_client.get("/admin/tournaments/fieldpass/")
+    assert listed.status_code == 200 and "bigtwo" in listed.content.decode()
+    last = FieldPass.objects.get(game="bigtwo")
+    answer = admin_client.post(f"/admin/tournaments/fieldpass/{last.pk}/delete/", {"post": "yes"})
+    assert answer.status_code == 302 and not FieldPass.objects.exists()
+    assert field_view.refresh("bigtwo") == "refitted"
