@@ -8,22 +8,38 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.models import User
 from django.template.defaultfilters import floatformat
 from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import expect
 
 from tests.web.conftest import Visit, make_user, played_tournament, quick_bot
-from tournaments.models import FieldRating, Rating
+from tournaments.models import Bot, FieldRating, Rating, Tournament
 from tournaments.rating import field_view, global_rating
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_matches")]
 
 
-def printed(elo: float, deviation: float) -> str:
+def printed(elo: float, deviation: float, between: str = "</strong> <small>") -> str:
     """A rating and its interval as the pages print them: "1523 [1400, 1646]"."""
     low, high = global_rating.interval(elo, deviation)
-    return f"{floatformat(elo, 0)}</strong> <small>[{floatformat(low, 0)}, {floatformat(high, 0)}]"
+    return f"{floatformat(elo, 0)}{between}[{floatformat(low, 0)}, {floatformat(high, 0)}]"
+
+
+def other_lists(client: Client, shown: dict[int, tuple[float, float]]) -> None:
+    """The tournament page and the owner's list of bots on the home page show the global
+    rating of each bot in ``shown`` (bot id -> rating and deviation) as the board does."""
+    tournament = Tournament.objects.order_by("id").first()
+    assert tournament is not None
+    table = client.get(reverse("web:tournament", args=[tournament.pk])).content.decode()
+    client.force_login(User.objects.get(username="owner"))
+    home = client.get("/").content.decode()
+    for bot in Bot.objects.filter(pk__in=shown):
+        elo, deviation = shown[bot.pk]
+        assert printed(elo, deviation, " ") in table
+        if bot.owner is not None:
+            assert printed(elo, deviation, " <small>") in home
 
 
 def fitted_then_a_newcomer() -> tuple[dict[int, FieldRating], Rating]:
@@ -68,6 +84,7 @@ def test_the_board_the_bot_page_and_the_api_show_the_field_view(visit: Visit) ->
             assert standing["joint"] and standing["as_of"] is not None
             assert (standing["elo"], standing["deviation"]) == (view.elo, view.deviation)
             assert standing["low"] == global_rating.interval(view.elo, view.deviation)[0]
+    other_lists(Client(), {bot: (v.elo, v.deviation) for bot, v in views.items()})
     top = by_field[0]
     bot = client.get(f"/api/bots/{top.rating.bot_id}/").json()["rating"]
     assert bot["standing"]["elo"] == top.elo and bot["standing"]["joint"]
@@ -90,6 +107,7 @@ def test_before_any_pass_the_pages_show_the_stored_ratings() -> None:
     owner = make_user("owner")
     entrants = [quick_bot(owner, "bigtwo", f"b{i}", "greedy") for i in range(2)]
     played_tournament(owner, "bigtwo", entrants, table_size=2, games_per_pairing=4)
+    other_lists(Client(), {r.bot_id: (r.elo, r.deviation) for r in Rating.objects.all()})
     client = Client()
     board = client.get(reverse("web:leaderboard", args=["bigtwo"])).content.decode()
     assert "whole field's joint fit has not run yet" in board and 'class="own"' not in board

@@ -62,19 +62,24 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def your_bots(request: HttpRequest) -> list[Bot]:
-    """The signed-in user's bots, each with its rating and its latest version's status."""
+    """The signed-in user's bots, each with its rating (``standing``: as the leaderboard
+    shows it) and its latest version's status."""
     if not request.user.is_authenticated:
         return []
     latest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number")
-    return list(
+    bots: list[Bot] = list(
         Bot.objects.filter(owner_id=request.user.pk)
-        .select_related("rating")
+        .select_related("rating__field")
         .annotate(
             latest_number=Subquery(latest.values("number")[:1]),
             latest_status=Subquery(latest.values("status")[:1]),
         )
         .order_by("game", "name")
     )
+    for bot in bots:  # the rating as the leaderboard shows it
+        rating = getattr(bot, "rating", None)
+        bot.standing = rating and field_view.standing(rating)  # type: ignore[attr-defined]
+    return bots
 
 
 def leaderboard(request: HttpRequest, game: str) -> HttpResponse:

@@ -30,7 +30,7 @@ from tournaments.competitions.time_control import is_standard
 from tournaments.errors import ServiceError
 from tournaments.guard import queryparams
 from tournaments.models import Bot, BotVersion, Rating, Tournament
-from tournaments.rating import tournament_fit
+from tournaments.rating import field_view, tournament_fit
 from tournaments.rating.tournament_fit import HeadToHead
 from tournaments.web import estimate, text
 from tournaments.web.bot_views import with_places
@@ -300,9 +300,12 @@ class StandingLine:
 
 
 def global_ratings(bot_ids: set[int]) -> dict[int, Rating]:
-    """The global rating rows of these bots (one query), shown beside the fit."""
-    fields = ("bot_id", "elo", "deviation", "units")
-    return {r.bot_id: r for r in Rating.objects.filter(bot_id__in=bot_ids).only(*fields)}
+    """The global rating rows of these bots with their field view (one query), shown
+    beside the fit as the leaderboard shows them."""
+    fields = ["bot_id", "elo", "deviation", "units"]
+    fields += ["field__elo", "field__deviation", "field__fitted_at"]
+    ratings = Rating.objects.filter(bot_id__in=bot_ids).select_related("field").only(*fields)
+    return {r.bot_id: r for r in ratings}
 
 
 def standing_line(
@@ -322,13 +325,15 @@ def standing_line(
         low=text.whole(row.elo_low),
         high=text.whole(row.elo_high),
         overall=shown_rating(rating) if rating else "",
-        overall_provisional=bool(rating and rating.provisional),
+        overall_provisional=bool(rating and field_view.standing(rating).provisional),
     )
 
 
 def shown_rating(rating: Rating) -> str:
-    """A global rating as the pages write it: "1518 [1452, 1584]"."""
-    return f"{text.whole(rating.elo)} [{text.whole(rating.low)}, {text.whole(rating.high)}]"
+    """A global rating as the pages write it: "1518 [1452, 1584]" (the field view's where
+    there is one, rating.field_view.standing)."""
+    shown = field_view.standing(rating)
+    return f"{text.whole(shown.elo)} [{text.whole(shown.low)}, {text.whole(shown.high)}]"
 
 
 def head_cells(scores: dict[int, HeadToHead], order: list[int]) -> SafeString:
