@@ -48,6 +48,7 @@ from bench.bench_ladder_schedule import SLOTS, Cell, League, ladder_tables, simu
 from tournaments.competitions import matchmaking
 from tournaments.competitions.schedule import schedule
 from tournaments.rating import field as joint
+from tournaments.rating import field_deviations as deviations
 from tournaments.rating import tournament_fit
 from tournaments.rating.tournament_fit import Z95
 from tournaments.rating.units import match_units
@@ -175,14 +176,15 @@ def check(league: League, true: dict[int, float], tally: Tally) -> None:
     for method, elo in estimates.items():
         mean = statistics.fmean(elo[b] for b in rated)
         found = fields.get(method)
+        if found:  # the joint deviations, all from one inversion (a 50-bot site's seconds)
+            bots = deviations.against_mean(found)
+            pairs = deviations.differences(found, [(b, a) for a, b in adjacent])
+        else:
+            bots = {b: skills[b].deviation for b in rated}
+            pairs = [math.hypot(skills[a].deviation, skills[b].deviation) for a, b in adjacent]
         for b in rated:
-            deviation = found.deviation(b) if found else skills[b].deviation
-            tally.bot[method].add((elo[b] - mean) - (true[b] - true_mean), deviation)
-        for a, b in adjacent:
-            if found:
-                deviation = found.difference(b, a).deviation
-            else:
-                deviation = math.hypot(skills[a].deviation, skills[b].deviation)
+            tally.bot[method].add((elo[b] - mean) - (true[b] - true_mean), bots[b])
+        for (a, b), deviation in zip(adjacent, pairs, strict=True):
             tally.diff[method].add((elo[b] - elo[a]) - (true[b] - true[a]), deviation)
         tally.taus[method].append(tau(elo, true))
 

@@ -48,3 +48,15 @@ def test_each_deviation_is_the_fields_own_in_a_round_robin() -> None:
 
 def test_an_empty_field_has_no_deviations() -> None:
     assert field_deviations.against_mean(field.field_of({})) == {}
+
+
+def test_each_difference_is_the_fields_own() -> None:
+    chain = [(k, k + 1) for k in range(7)] * 5
+    found = field.field_of(played(chain, 3))
+    pairs = [(0, 1), (3, 2), (0, 7), (5, 5)]
+    deviations = field_deviations.differences(found, pairs)
+    for (a, b), deviation in zip(pairs[:3], deviations, strict=False):
+        assert deviation == pytest.approx(found.difference(a, b).deviation, rel=1e-6)
+    # Ends of the chain are further apart in what is known than neighbours.
+    assert deviations[2] > deviations[0] > 0.0
+    assert deviations[3] == 0.0

@@ -54,10 +54,12 @@ def test_a_win_between_two_new_bots_is_the_hand_solved_fit() -> None:
     assert after["a"].records == {"b": Record(1.0, 1.0, pytest.approx(START_ELO - d, abs=0.01))}
     assert after["b"].records["a"][:2] == (1.0, 0.0)
     # The dispersion sums: the squared score at the new ratings, and its expected value
-    # less the unit's leverage (its share of all the bot's information).
+    # less the unit's leverage: its share of the bot's information and of the opponent's
+    # (both fitted to it).
     h = S * S * e * (1 - e)
     assert after["a"].spread == pytest.approx((S * (1 - e)) ** 2, rel=1e-4)
-    assert after["a"].information == pytest.approx(h - h * h * after["a"].variance, rel=1e-4)
+    own, theirs = h * h * after["a"].variance, h * h * after["b"].variance
+    assert after["a"].information == pytest.approx(h - own - theirs, rel=1e-4)
 
 
 def test_a_draw_moves_the_favourite_down_and_the_underdog_up() -> None:
@@ -134,8 +136,9 @@ def test_a_fixed_versions_deviation_only_shrinks() -> None:
         skills.update(rate_units(skills, units))
         for bot in seats:
             was = before.get(bot, Skill()).deviation
-            # Only the measured dispersion and the curvature at the new ratings widen it.
-            assert 0.0 < skills[bot].deviation < was * 1.1
+            # Only the measured dispersion (its prior counts little: PRIOR_UNITS) and the
+            # curvature at the new ratings widen it.
+            assert 0.0 < skills[bot].deviation < was * 1.2
     assert all(s.deviation < 60 for s in skills.values())
     assert all(
         ELO_MIN <= s.interval()[0] < s.elo < s.interval()[1] <= ELO_MAX for s in skills.values()
@@ -248,7 +251,8 @@ def test_draws_lower_a_two_player_bots_expected_dispersion_to_one_less_their_sha
     # 9 units, 3 of them draws: draw share 3 / (9 + 1); no dispersion measured yet.
     drawn = Skill(units=9, decisive=6.0)
     assert drawn.draw_share == pytest.approx(0.3)
-    assert drawn.tempering(2) == pytest.approx((9 * 1.0 + 10 * 0.7) / 19)
+    prior = global_rating.PRIOR_UNITS
+    assert drawn.tempering(2) == pytest.approx((9 * 1.0 + prior * 0.7) / (9 + prior))
     assert Skill().draw_share == 0.0 and Skill().tempering(2) == 1.0
     # Each unit adds the share of the bot's pairs there that were not draws.
     after = rate_units({}, [Placing(("a", "b", "c"), (1, 1, 3))])

@@ -34,7 +34,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
@@ -158,8 +158,9 @@ def choose(
         ]
     left = list(players)
     picks: list[Pick[K]] = []
+    pairs = Pairs(met)  # a pair's gain does not change as tables are picked: once each
     while len(picks) < tables and len(left) >= size:
-        best = best_table(left, size, units, target, met)
+        best = best_table(left, size, units, target, met, pairs)
         if best is None:
             break
         picks.append(best)
@@ -184,17 +185,26 @@ def explored(players: Sequence[Player[K]], rng: random.Random) -> list[Player[K]
 
 
 def best_table(
-    players: Sequence[Player[K]], size: int, units: int, target: float, met: Met[K] | None = None
+    players: Sequence[Player[K]],
+    size: int,
+    units: int,
+    target: float,
+    met: Met[K] | None = None,
+    pairs: Pairs[K] | None = None,
 ) -> Pick[K] | None:
+    """The most valuable table of ``players`` (``pairs``: the pair gains of this choice,
+    shared by its tables)."""
     unsettled = [p for p in players if p.sigma > target]
     if not unsettled:
         return None
-    pairs = Pairs(met)
+    pairs = pairs or Pairs(met)
     shrink = units / (1.0 + PAIR_CORRELATION * (size - 2))
     order = {id(p): i for i, p in enumerate(players)}
 
+    left = {id(p) for p in players}
+
     def best_pair(a: Player[K]) -> float:
-        return max(pairs.pair(a, b, shrink) for b in players if b is not a)
+        return pairs.best(a, players, left, shrink)
 
     # Anchors: the unsettled players in the most valuable pairs (every pair is looked at).
     anchors = heapq.nsmallest(
@@ -241,6 +251,21 @@ class Pairs(Generic[K]):
     def __init__(self, met: Met[K] | None = None) -> None:
         self.met = met or {}
         self.known: dict[tuple[int, int], float] = {}
+        self.ranked: dict[int, list[tuple[float, int]]] = {}
+
+    def best(
+        self, a: Player[K], players: Sequence[Player[K]], left: Collection[int], shrink: float
+    ) -> float:
+        """The most valuable pair of ``a`` with a player still ``left`` (by id): its
+        partners are ranked once, over the players of the first table looked at (the
+        choice's, of which later tables' are a part), so the tables after the first need
+        only skip the players already seated (the ladder's 50-bot sites spent most of
+        their time recomputing this maximum)."""
+        ranked = self.ranked.get(id(a))
+        if ranked is None:
+            gains = ((self.pair(a, b, shrink), id(b)) for b in players if b is not a)
+            ranked = self.ranked[id(a)] = sorted(gains, reverse=True)
+        return next(gain for gain, b in ranked if b in left)
 
     def pair(self, a: Player[K], b: Player[K], shrink: float) -> float:
         key = (id(a), id(b)) if id(a) < id(b) else (id(b), id(a))

@@ -16,7 +16,7 @@ out: no database, nothing of ``rating.field`` beyond its public ``Field``.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -29,14 +29,35 @@ K = TypeVar("K", bound=Hashable)
 def against_mean(found: Field[K]) -> dict[K, float]:
     """Each bot's deviation (Elo) measured from the field's mean, as ``found.deviation``
     gives it one bot at a time."""
-    keys = list(found.elo)
+    keys, covariance = joint_covariance(found)
     if not keys:
         return {}
-    covariance = np.linalg.inv(_dense(found, keys))
     sums = covariance.sum(axis=1)
     n = len(keys)
     variances = np.diagonal(covariance) - 2.0 * sums / n + sums.sum() / (n * n)
     return {k: math.sqrt(max(float(v), 0.0)) for k, v in zip(keys, variances, strict=True)}
+
+
+def differences(found: Field[K], pairs: Sequence[tuple[K, K]]) -> list[float]:
+    """The deviation (Elo) of each pair's difference, as ``found.difference`` gives it one
+    pair at a time: sqrt(C_aa + C_bb - 2 C_ab) of the one inversion."""
+    keys, covariance = joint_covariance(found)
+    index = {k: i for i, k in enumerate(keys)}
+    found_deviations = []
+    for a, b in pairs:
+        i, j = index[a], index[b]
+        variance = covariance[i, i] + covariance[j, j] - 2.0 * covariance[i, j]
+        found_deviations.append(math.sqrt(max(float(variance), 0.0)))
+    return found_deviations
+
+
+def joint_covariance(found: Field[K]) -> tuple[list[K], np.ndarray]:
+    """The field's bots and their joint covariance (Elo^2), in that order: the inverse
+    of the precision matrix."""
+    keys = list(found.elo)
+    if not keys:
+        return keys, np.zeros((0, 0))
+    return keys, np.linalg.inv(_dense(found, keys))
 
 
 def _dense(found: Field[K], keys: list[K]) -> np.ndarray:

@@ -60,9 +60,12 @@ VERSION_DEVIATION = 150.0
 #: by more than CONVERGED (Elo).
 NEWTON_STEPS = 20
 CONVERGED = 1e-6
-#: The dispersion a bot has shown counts as much as this many units of the expected
-#: one (``expected_dispersion``): little at first, most of it soon.
-PRIOR_UNITS = 10
+#: The expected dispersion (``expected_dispersion``) counts as much as this many units of
+#: the one a bot has shown: the formula's (n + 1) / 3 assumes bots of equal strength, and
+#: a field's spread makes a placing's pairs less alike (measured 1.52 for four seats and
+#: 2.00 for six against 5/3 and 7/3), so the measured one takes over soon. With 10, the
+#: first plays' intervals were too wide (0.97-0.98 at 5 plays, docs/ratings.md).
+PRIOR_UNITS = 3
 #: The dispersion is taken within these bounds (a handful of lucky units can make it
 #: tiny or huge; real games stay well inside).
 DISPERSION_MIN = 0.25
@@ -312,23 +315,31 @@ def _with_results(
 
 
 def _dispersion_sums(
-    p: P, units: Sequence[Placing[P]], now: Mapping[P, float], total: float
+    p: P, units: Sequence[Placing[P]], now: Mapping[P, float], totals: Mapping[P, float]
 ) -> tuple[float, float]:
     """What one match adds to a bot's dispersion sums: per unit, its squared score at the
-    new ratings, and the model's expected value of it less the unit's leverage (h^2 /
-    ``total``, the bot's whole information: a rating fitted to a unit leaves it a smaller
-    score)."""
+    new ratings, and the model's expected value of it less the unit's leverage.
+
+    ``totals``: each bot's whole information (its tempering over its variance). A fitted
+    rating leaves a unit a smaller score, and so does each opponent's: the unit's
+    leverage is h^2 / H for the bot (h its information in the unit, H its total) plus,
+    per opponent, h_j^2 / H_j (h_j the information of that pair). Counting the bot's own
+    share only, the sums measured too small a dispersion, the more so the fewer units a
+    bot had and the more its pairs were chosen on the ratings' own errors (the ladder's
+    matchmaking): intervals 11% too narrow on the 2-seat ladder (docs/ratings.md)."""
     spread = information = 0.0
     for unit in units:
-        score = info = 0.0
+        score = info = leverage = 0.0
         for a, b, y in pairwise(unit.seats, unit.places):
             if p in (a, b):
                 mine, other = (y, b) if p == a else (1.0 - y, a)
                 expected = _expected(now[p], now[other])
+                pair = _S * _S * expected * (1.0 - expected)
                 score += _S * (mine - expected)
-                info += _S * _S * expected * (1.0 - expected)
+                info += pair
+                leverage += pair * pair / totals[other]
         spread += score * score
-        information += info - info * info / total
+        information += info - info * info / totals[p] - leverage
     return spread, information
 
 
@@ -383,12 +394,14 @@ def rate_units(
     table = _Table(records, tempering, key, rest)
     now = _fit(players, table, {p: before[p].elo for p in players})
     met = {key[q]: now[q] for q in players}
+    curvatures = {p: _gradient_and_curvature(p, table, players, now)[1] for p in players}
+    totals = {p: tempering[p] * curvatures[p] for p in players}
     for p in players:
-        curvature = _gradient_and_curvature(p, table, players, now)[1]
+        curvature = curvatures[p]
         seen = records[p]  # this call's own copy: the new ratings of the table's bots
         for other in met.keys() & seen.keys():
             seen[other] = seen[other]._replace(seen=met[other])
-        spread, information = _dispersion_sums(p, units, now, tempering[p] * curvature)
+        spread, information = _dispersion_sums(p, units, now, totals)
         played, decisive = _counts(p, units)
         old = before[p]
         moved[p] = replace(
