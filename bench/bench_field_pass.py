@@ -16,6 +16,10 @@ Baseline, in the same run: ``Field.deviation`` (one plain-Python conjugate-gradi
 per bot) for ``--sample`` bots, extrapolated to the whole field; the ratio says what the
 one inversion saves. The sampled bots' deviations must agree to 1e-6.
 
+Then the leaderboard's rows as its view reads them (ordered by the rating shown, the field
+view's: a scan of the game's rated bots), top page and deepest, against the former order
+by the stored rating (an index range), p50 of 20, with their ratio.
+
 Run: ``python -m bench.bench_field_pass [--bots N] [--near N] [--far N] [--sample N]``
 (PostgreSQL as for the tests).
 """
@@ -131,6 +135,46 @@ def measure(sample: int) -> None:
         f"ratio (inversion / baseline): {inversion / baseline:.5f} "
         f"({baseline / inversion:.0f}x faster); sampled bots agree to 1e-6"
     )
+    board()
+
+
+def board(repeats: int = 20) -> None:
+    """The leaderboard's rows as its view reads them (``board_views.board_range``: ordered
+    by the rating shown, the field view's, a scan of the game's rated bots), top page and
+    the deepest by its "more" key, against the former order by the stored rating (one
+    range of the (game, elo, bot) index)."""
+    from django.db.models import Q
+    from django.test import RequestFactory
+
+    from tournaments.models import Rating
+    from tournaments.web.board_views import LEADERBOARD_ROWS, board_range, shown_elo
+
+    def rows(query: dict[str, str]) -> Any:
+        ratings, _ = board_range(RequestFactory().get("/", query), GAME)
+        return ratings.select_related("bot__owner", "field").order_by("-shown", "bot_id")
+
+    top = rows({})
+    last = list(top)[-LEADERBOARD_ROWS - 1]
+    key = {"after": str(last.bot_id), "elo": repr(shown_elo(last)), "place": "1"}
+    stored = Rating.objects.filter(game=GAME, bot__retired=False).select_related("bot__owner")
+    old = list(stored.order_by("-elo", "bot_id"))[-LEADERBOARD_ROWS - 1]
+    below = Q(elo__lt=old.elo) | Q(elo=old.elo, bot_id__gt=old.bot_id)
+    pages = (
+        ("shown (field view), top", lambda: rows({})),
+        ("shown (field view), deepest", lambda: rows(key)),
+        ("stored (index), top", lambda: stored.order_by("-elo", "bot_id")),
+        ("stored (index), deepest", lambda: stored.filter(below).order_by("-elo", "bot_id")),
+    )
+    p50 = []
+    for name, page in pages:
+        times = []
+        for _ in range(repeats):
+            began = time.perf_counter()
+            found = list(page()[: LEADERBOARD_ROWS + 1])
+            times.append(time.perf_counter() - began)
+        p50.append(sorted(times)[len(times) // 2] * 1000)
+        print(f"leaderboard rows, {name} page ({len(found)} rows): p50 {p50[-1]:.0f} ms")
+    print(f"ratio (shown / stored): top {p50[0] / p50[2]:.2f}, deepest {p50[1] / p50[3]:.2f}")
 
 
 def main() -> None:
