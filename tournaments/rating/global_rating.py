@@ -64,8 +64,9 @@ CONVERGED = 1e-6
 #: the one a bot has shown: the formula's (n + 1) / 3 assumes bots of equal strength, and
 #: a field's spread makes a placing's pairs less alike (measured 1.52 for four seats and
 #: 2.00 for six against 5/3 and 7/3), so the measured one takes over soon. With 10, the
-#: first plays' intervals were too wide (0.97-0.98 at 5 plays, docs/ratings.md).
-PRIOR_UNITS = 3
+#: first plays' intervals were too wide (0.97-0.98 at 5 plays); 3 still left three cells
+#: at 0.972-0.975 (docs/ratings.md, "Joint uncertainty and the ladder").
+PRIOR_UNITS = 1.5
 #: The dispersion is taken within these bounds (a handful of lucky units can make it
 #: tiny or huge; real games stay well inside).
 DISPERSION_MIN = 0.25
