@@ -15,8 +15,11 @@ from typing import Any
 import pytest
 
 from bench import _engine_results
-from bench._engine_results import Field, Library, table_path
+from bench._engine_results import Field, Library, MixedPolicy, table_path
 from bench.bench_ladder_schedule import Cell, League
+from judge.bots import RandomPolicy
+from judge.games.bigtwo import BigTwo
+from judge.games.bigtwo.bots import GreedyPolicy
 from tournaments.rating.units import match_units
 
 FIELD = Field("bigtwo", 2, deals=3)
@@ -71,3 +74,29 @@ def test_a_stopped_build_plays_only_the_missing_table(library: Library) -> None:
     assert missing.exists()
     assert again.deals[0, 2] == library.deals[0, 2]  # the same seeds: the same deals
     assert {t: table_path(FIELD, t).stat().st_mtime_ns for t in kept} == kept
+
+
+@pytest.mark.parametrize("q", [0.0, 0.5, 1.0])
+def test_a_mixed_bot_plays_the_strong_move_with_probability_q(q: float) -> None:
+    """Through a whole Big Two game, each move is greedy's (q = 1), random's (q = 0) or
+    some of each (q = 0.5), against twins of the two fed the same observations (random's
+    twin only at q = 0, where its draws keep step with the mixed bot's)."""
+    mixed = MixedPolicy(GreedyPolicy(1), RandomPolicy(2), q, seed=3)
+    greedy, rand = GreedyPolicy(1), RandomPolicy(2)
+    game = BigTwo(seed=4, players=2)
+    same_as = {"greedy": 0, "random": 0}
+    moves = 0
+    while not game.is_over():
+        seat = game.to_act()[0]
+        observation, legal = game.observation(seat), game.legal_actions(seat)
+        chosen = mixed.act(observation, legal)
+        same_as["greedy"] += chosen == greedy.act(observation, legal)
+        same_as["random"] += q == 0 and chosen == rand.act(observation, legal)
+        moves += 1
+        game.apply(seat, chosen)
+    if q == 1.0:
+        assert same_as["greedy"] == moves
+    elif q == 0.0:
+        assert same_as["random"] == moves
+    else:
+        assert 0 < same_as["greedy"] < moves
