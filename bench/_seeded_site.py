@@ -24,6 +24,7 @@ import json
 import os
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,11 +98,14 @@ def _prepared(model_field: Any) -> Any:
     return value
 
 
-def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
-    """Fill the (empty, migrated) database; returns facts the benchmarks ask for."""
-    from tournaments.competitions.standings import refresh_table
-    from tournaments.rating.recompute import recompute_and_store
+def seed(shape: Shape, seed: int = 7, processes: int = 1) -> dict[str, Any]:
+    """Fill the (empty, migrated) database; returns facts the benchmarks ask for.
 
+    ``processes`` > 1 (rows committed as they are copied: not inside a test's
+    transaction) rates the games in that many worker processes (recompute_and_store's
+    own option) while a thread of this process writes the replay files and their rows,
+    then each tournament's table: none of those reads a rating, and each side waits on
+    the database and the disk for much of its time."""
     rng = random.Random(seed)
     found = library(shape.per_cell, shape.largest)
     games = sorted({cell.game for cell in found})
@@ -109,20 +113,58 @@ def seed(shape: Shape, seed: int = 7) -> dict[str, Any]:
     _users(shape)
     _bots(bot_games, shape)
     plan = _tournaments(shape, bot_games, found, rng)
-    seats = _matches(plan, found, rng, bot_games)
-    matches = sum(t.matches for t in plan)
-    print(f"{matches} matches, {seats} seats copied", flush=True)
+    tables = _matches(plan, found, rng)
+    seats = sum(len(versions) for _, versions in tables)
+    print(f"{len(tables)} matches, {seats} seats copied", flush=True)
+    _analyze()  # the ratings' streams read what COPY just wrote
+    if processes > 1:
+        with ThreadPoolExecutor(1) as beside:
+            done = beside.submit(_replays_and_tables, tables, rng, plan, True)
+            _ratings(len(tables), processes)
+            done.result()  # its error, if any, raised here
+    else:
+        _replays_and_tables(tables, rng, plan)
+        _ratings(len(tables), processes)
+    _analyze()
+    return _facts()
+
+
+def _analyze() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+
+def _ratings(matches: int, processes: int) -> None:
+    """The ratings, history, records and flags by the service's recompute (as
+    ``manage.py recompute_ratings --write --processes N``)."""
+    from tournaments.rating.recompute import recompute_and_store
+
     with tqdm(total=matches, desc="ratings", unit=" matches", mininterval=2) as bar:
 
         def rated(done: int) -> None:
             bar.update(done - bar.n)
 
-        recompute_and_store(rated, every=1000)
-    for tournament in tqdm(plan, desc="tournament tables", mininterval=2):
-        refresh_table(tournament.id)
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE")
-    return _facts()
+        recompute_and_store(rated, every=1000, processes=processes)
+
+
+def _replays_and_tables(
+    tables: Sequence[tuple[_Kept, tuple[int, ...]]],
+    rng: random.Random,
+    plan: Sequence[Planned],
+    thread: bool = False,
+) -> None:
+    """Each match's replay (file and row), then each tournament's table fitted and
+    cached, as the worker leaves them (in a thread: on its own connection, closed)."""
+    from tournaments.competitions.standings import refresh_table
+    from tournaments.models import Replay
+
+    try:
+        copy_rows(Replay, _replay_rows(tables, rng), len(tables))
+        for tournament in tqdm(plan, desc="tournament tables", mininterval=2):
+            refresh_table(tournament.id)
+    finally:
+        if thread:
+            connection.close()
 
 
 def _facts() -> dict[str, Any]:
@@ -311,26 +353,20 @@ def _kept(entry: Entry) -> _Kept:
 
 
 def _matches(
-    plan: Sequence[Planned],
-    found: dict[Cell, list[Entry]],
-    rng: random.Random,
-    bot_games: Sequence[str],
-) -> int:
-    """COPY every match, then its seats, then its replay rows (writing the files); the
-    number of seats."""
-    from tournaments.models import Match, Replay, Seat
+    plan: Sequence[Planned], found: dict[Cell, list[Entry]], rng: random.Random
+) -> list[tuple[_Kept, tuple[int, ...]]]:
+    """COPY every match, then its seats; each match's library entry and seated versions."""
+    from tournaments.models import Match, Seat
 
     kept = {cell: [_kept(e) for e in entries] for cell, entries in found.items()}
     tables: list[tuple[_Kept, tuple[int, ...]]] = []
     for t in plan:
         for _ in range(t.matches):
             tables.append((rng.choice(kept[t.cell]), tuple(rng.sample(t.entrants, t.cell.players))))
-    total = len(tables)
-    copy_rows(Match, _match_rows(plan, tables), total)
+    copy_rows(Match, _match_rows(plan, tables), len(tables))
     seats = sum(len(versions) for _, versions in tables)
     copy_rows(Seat, _seat_rows(tables), seats)
-    copy_rows(Replay, _replay_rows(tables, rng), total)
-    return seats
+    return tables
 
 
 def _match_rows(

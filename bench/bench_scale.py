@@ -239,7 +239,11 @@ def drop_kept(sizes: Sequence[int], connection: Any = None) -> None:
             print(f"dropped {kept_name(size)} and its replay files (if they were there)")
 
 
-def seeded(matches: int) -> dict[str, Any]:
+#: The seeder's rating processes (its games in parallel, the replays beside: _seeded_site).
+PROCESSES = 2
+
+
+def seeded(matches: int, processes: int = PROCESSES) -> dict[str, Any]:
     """Seed the current database with ``matches`` matches (unless a kept run already did);
     facts the requests need, and the bytes a match keeps."""
     from django.conf import settings
@@ -253,7 +257,7 @@ def seeded(matches: int) -> dict[str, Any]:
         print(f"reusing the kept database of {matches} matches", flush=True)
     else:
         started = time.perf_counter()
-        seed(Shape(matches))
+        seed(Shape(matches), processes=processes)
         print(f"seeded {matches} matches in {time.perf_counter() - started:.0f} s", flush=True)
         User.objects.create_superuser("bench-admin", password="bench admin password")
     busiest = Rating.objects.order_by("-matches", "bot_id").values_list("bot_id", flat=True)[0]

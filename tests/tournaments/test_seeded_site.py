@@ -143,3 +143,31 @@ def test_every_page_answers_200_on_the_seeded_site(site: dict[str, Any]) -> None
     staff.force_login(User.objects.create_superuser("seeded-admin", password="x" * 20))
     admin = statuses(staff, admin_pages())
     assert {path: code for path, code in admin.items() if code != 200} == {}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_seeding_with_worker_processes_gives_the_one_process_ratings(
+    settings: Any, tmp_path: Any
+) -> None:
+    """processes=2 (the big benches'): the games rated in worker processes
+    (recompute_and_store's own option) while a thread writes the replays and tables;
+    the ratings, records, flags and every history row, numbered per bot in match order,
+    are those of the one-process replay."""
+    settings.REPLAY_ROOT = tmp_path
+    seed(SHAPE, processes=2)
+    changes: list[tuple[int, int, float, float]] = []
+    report = recompute(changes.append)
+    assert report.matches == SHAPE.matches
+    assert not report.differences and not report.record_differences
+    assert not report.flag_differences
+    stored = RatingHistory.objects.values_list("match_id", "bot_id", "before", "after")
+    assert sorted(stored) == sorted(changes)
+    numbered = RatingHistory.objects.order_by("bot_id", "seq").values_list(
+        "bot_id", "seq", "match_id"
+    )
+    last: dict[int, tuple[int, int]] = {}
+    for bot, seq, match in numbered:
+        assert (seq, match) > last.get(bot, (0, 0)) and seq == last.get(bot, (0, 0))[0] + 1
+        last[bot] = (seq, match)
+    assert Replay.objects.count() == SHAPE.matches
+    assert all((tmp_path / name).exists() for name in Replay.objects.values_list("name", flat=True))

@@ -9,17 +9,24 @@ match.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import itertools
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any
 
 from django.apps import apps as installed
-from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db import connection, transaction
+from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
 
-from tournaments.rating import bulk_rows, global_rating, match_rating, tournament_fit
+from tournaments.rating import (
+    bulk_rows,
+    game_processes,
+    global_rating,
+    match_rating,
+    tournament_fit,
+)
 
 #: Rows fetched per round trip while streaming the history.
 CHUNK = 2000
@@ -57,13 +64,15 @@ def _model(apps: Any, name: str) -> Any:
 Rated = tuple[int, tournament_fit.Placing[int], list[Placing], tuple[int, ...]]
 
 
-def rated_matches(apps: Any = None) -> Iterator[Rated]:
+def rated_matches(apps: Any = None, games: Collection[str] | None = None) -> Iterator[Rated]:
     """(match id, placing by bot id, its rated units, the version id of each seat) of
     every rated match, in rating order, streamed. ``apps``: a migration's app registry
-    (else the installed models)."""
+    (else the installed models); ``games``: only those games' matches."""
     order = ("rating_seq", "id")
     Seat = _model(apps, "Seat")
     rated = _model(apps, "Match").objects.filter(status="done", rating_seq__isnull=False)
+    if games is not None:
+        rated = rated.filter(game__in=list(games))
     places = rated.order_by(*order).values_list("id", "result__places", "units").iterator(CHUNK)
     seats = (
         Seat.objects.filter(match__in=rated)
@@ -83,41 +92,81 @@ def rated_matches(apps: Any = None) -> Iterator[Rated]:
         yield match_id, tournament_fit.Placing(seated, tuple(match_places)), units, versions
 
 
+@dataclass
+class Replayed:
+    """Where a replay of the history ends: each bot's state (``current``) and rated
+    matches (``counts``), the matches replayed and the versions rated."""
+
+    current: dict[int, global_rating.Skill] = field(default_factory=dict)
+    counts: dict[int, int] = field(default_factory=dict)
+    replayed: int = 0
+    rated_versions: set[int] = field(default_factory=set)
+
+
+def replay(rows: Iterable[Rated], on_match: Callable[[Placing, list[Change]], None]) -> Replayed:
+    """Replay ``rows`` from START_ELO with the update the service uses (a bot whose
+    version was never rated before is widened first, as match_rating.rate_match does);
+    ``on_match`` receives each match's placing and its rating changes, as made."""
+    state = Replayed()
+    current, counts = state.current, state.counts
+    for match_id, placing, units, versions in rows:
+        by_bot = dict(zip(placing.seats, versions, strict=True))
+        new = {bot for bot, version in by_bot.items() if version not in state.rated_versions}
+        state.rated_versions.update(versions)
+        after = global_rating.rate_units(current, units, new, versions=by_bot)
+        changes = []
+        for bot_id in dict.fromkeys(placing.seats):
+            before = current.get(bot_id, global_rating.Skill())
+            after.setdefault(bot_id, before)
+            changes.append((match_id, bot_id, before.elo, after[bot_id].elo))
+            counts[bot_id] = counts.get(bot_id, 0) + 1
+        current.update(after)
+        state.replayed += 1
+        on_match(placing, changes)
+    return state
+
+
+def replay_games(
+    games: Collection[str], on_match: Callable[[Placing, list[Change]], None]
+) -> Replayed:
+    """``replay`` of only these games' matches (a worker of game_processes)."""
+    return replay(rated_matches(games=games), on_match)
+
+
 def recompute(
     on_change: Callable[[Change], None] | None = None,
     progress: Callable[[int], None] | None = None,
     every: int = 50_000,
     on_placing: Callable[[Placing], None] | None = None,
     apps: Any = None,
+    processes: int = 1,
 ) -> Recomputed:
-    """Replay every rated match from START_ELO with the update the service uses (a bot
-    whose version was never rated before is widened first, as match_rating.rate_match does).
+    """Replay every rated match (``replay``) and compare the result with what is stored.
 
     ``on_change`` receives each rating change as it is made (to store the history);
     ``progress`` the number of matches replayed, every ``every`` matches; ``on_placing``
     each rated match's placing (to count the stored wins, draws and losses).
+    ``processes`` > 1 replays the games in that many worker processes (game_processes:
+    the same states; each bot's changes still come in its order) on PostgreSQL with the
+    installed models; elsewhere the replay runs here.
     """
-    current: dict[int, global_rating.Skill] = {}
-    counts: dict[int, int] = {}
-    replayed = 0
-    rated_versions: set[int] = set()
-    for match_id, placing, units, versions in rated_matches(apps):
+
+    def on_match(placing: Placing, changes: list[Change], replayed: int) -> None:
         if on_placing is not None:
             on_placing(placing)
-        by_bot = dict(zip(placing.seats, versions, strict=True))
-        new = {bot for bot, version in by_bot.items() if version not in rated_versions}
-        rated_versions.update(versions)
-        after = global_rating.rate_units(current, units, new, versions=by_bot)
-        for bot_id in dict.fromkeys(placing.seats):
-            before = current.get(bot_id, global_rating.Skill())
-            after.setdefault(bot_id, before)
-            if on_change is not None:
-                on_change((match_id, bot_id, before.elo, after[bot_id].elo))
-            counts[bot_id] = counts.get(bot_id, 0) + 1
-        current.update(after)
-        replayed += 1
+        if on_change is not None:
+            for change in changes:
+                on_change(change)
         if progress is not None and replayed % every == 0:
             progress(replayed)
+
+    if processes > 1 and apps is None and connection.vendor == "postgresql":
+        state = _replay_in_processes(processes, on_match)
+    else:
+        counter = itertools.count(1)
+        state = replay(rated_matches(apps), lambda p, c: on_match(p, c, next(counter)))
+    current, counts, replayed = state.current, state.counts, state.replayed
+    rated_versions = state.rated_versions
     fields = stored_fields(apps)
     stored_rows = _model(apps, "Rating").objects.values_list("bot_id", *fields)
     stored = {row[0]: tuple(row[1:]) for row in stored_rows}
@@ -131,6 +180,28 @@ def recompute(
     mismatched = _record_differences(current, apps)
     flags = _flag_differences(rated_versions, apps)
     return Recomputed(elos, current, counts, differences, replayed, mismatched, flags)
+
+
+def _replay_in_processes(
+    processes: int, on_match: Callable[[Placing, list[Change], int], None]
+) -> Replayed:
+    """``replay`` of each game in a worker process (game_processes), the games dealt by
+    their seats (the fit's work grows with them); the workers' states joined."""
+    Match = _model(None, "Match")
+    rated = Match.objects.filter(status="done", rating_seq__isnull=False)
+    weights = dict(rated.values("game").annotate(n=Count("seats")).values_list("game", "n"))
+    groups = game_processes.deal(weights, processes)
+    keys = ("NAME", "USER", "PASSWORD", "HOST", "PORT", "OPTIONS")
+    database = {key: connection.settings_dict[key] for key in keys}
+    joined = Replayed()
+    for part in game_processes.replay(groups, database, on_match):
+        if joined.current.keys() & part.current.keys():
+            raise RuntimeError("a bot is rated in two games' matches: use one process")
+        joined.current.update(part.current)
+        joined.counts.update(part.counts)
+        joined.replayed += part.replayed
+        joined.rated_versions |= part.rated_versions
+    return joined
 
 
 def _flag_differences(rated_versions: set[int], apps: Any) -> set[int]:
@@ -193,14 +264,18 @@ def _state(s: global_rating.Skill, fields: tuple[str, ...] = STATE) -> tuple[flo
 
 @transaction.atomic
 def recompute_and_store(
-    progress: Callable[[int], None] | None = None, every: int = 50_000, apps: Any = None
+    progress: Callable[[int], None] | None = None,
+    every: int = 50_000,
+    apps: Any = None,
+    processes: int = 1,
 ) -> Recomputed:
     """Replace every rating and the rating history with the recomputed ones.
 
     The history is written in batches while the replay streams (bulk_rows: COPY on
     PostgreSQL), so it is never held whole; each bot's rows are numbered (seq) and its
     wins, draws and losses counted on the way. ``apps``: a migration's app registry
-    (migration 0008 runs this), else the installed models.
+    (migration 0008 runs this), else the installed models. ``processes``: as
+    ``recompute``'s (the workers replay, this transaction writes what they send).
     """
     Rating, RatingHistory = _model(apps, "Rating"), _model(apps, "RatingHistory")
     games = dict(_model(apps, "Bot").objects.values_list("pk", "game"))
@@ -221,7 +296,7 @@ def recompute_and_store(
     def count(placing: Placing) -> None:
         match_rating.count_record(rows, placing)
 
-    report = recompute(keep, progress, every, on_placing=count, apps=apps)
+    report = recompute(keep, progress, every, on_placing=count, apps=apps, processes=processes)
     bulk_rows.write_rows(RatingHistory, HISTORY, batch)
     Rating.objects.all().delete()
     fields = stored_fields(apps)
