@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
 
 from bench._seeded_site import Shape, seed
@@ -154,7 +155,9 @@ def test_seeding_with_worker_processes_gives_the_one_process_ratings(
     the ratings, records, flags and every history row, numbered per bot in match order,
     are those of the one-process replay."""
     settings.REPLAY_ROOT = tmp_path
+    indexes = _indexes()
     seed(SHAPE, processes=2)
+    assert _indexes() == indexes  # dropped while loading, made again as they were
     changes: list[tuple[int, int, float, float]] = []
     report = recompute(changes.append)
     assert report.matches == SHAPE.matches
@@ -171,3 +174,14 @@ def test_seeding_with_worker_processes_gives_the_one_process_ratings(
         last[bot] = (seq, match)
     assert Replay.objects.count() == SHAPE.matches
     assert all((tmp_path / name).exists() for name in Replay.objects.values_list("name", flat=True))
+
+
+def _indexes() -> set[str]:
+    """Every index of the tables the seeder loads with their indexes dropped."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = ANY("
+            "ARRAY['tournaments_match', 'tournaments_seat', 'tournaments_ratinghistory']"
+            "::regclass[])"
+        )
+        return {row[0] for row in cursor.fetchall()}
