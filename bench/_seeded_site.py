@@ -115,17 +115,17 @@ def seed(shape: Shape, seed: int = 7, processes: int = 1) -> dict[str, Any]:
     _bots(bot_games, shape)
     plan = _tournaments(shape, bot_games, found, rng)
     tables = _matches(plan, found, rng)
-    seats = sum(len(versions) for _, versions in tables)
-    print(f"{len(tables)} matches, {seats} seats copied", flush=True)
+    matches, seats = len(tables), sum(len(versions) for _, versions in tables)
+    print(f"{matches} matches, {seats} seats copied", flush=True)
     _analyze()  # the ratings' streams read what COPY just wrote
     if processes > 1:
         with ThreadPoolExecutor(1) as beside:
             done = beside.submit(_replays_and_tables, tables, rng, plan, True)
-            _ratings(len(tables), processes)
+            _ratings(matches, processes)
             done.result()  # its error, if any, raised here
     else:
         _replays_and_tables(tables, rng, plan)
-        _ratings(len(tables), processes)
+        _ratings(matches, processes)
     _analyze()
     return _facts()
 
@@ -154,18 +154,21 @@ def _ratings(matches: int, processes: int) -> None:
 
 
 def _replays_and_tables(
-    tables: Sequence[tuple[_Kept, tuple[int, ...]]],
+    tables: list[tuple[_Kept, tuple[int, ...]]],
     rng: random.Random,
     plan: Sequence[Planned],
     thread: bool = False,
 ) -> None:
     """Each match's replay (file and row), then each tournament's table fitted and
-    cached, as the worker leaves them (in a thread: on its own connection, closed)."""
+    cached, as the worker leaves them (in a thread: on its own connection, closed).
+    ``tables`` is emptied once the replays are written (its half a million tuples would
+    otherwise stay until the end, beside the ratings' states)."""
     from tournaments.competitions.standings import refresh_table
     from tournaments.models import Replay
 
     try:
         copy_rows(Replay, _replay_rows(tables, rng), len(tables))
+        tables.clear()
         for tournament in tqdm(plan, desc="tournament tables", mininterval=2):
             refresh_table(tournament.id)
     finally:
