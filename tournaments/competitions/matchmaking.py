@@ -43,6 +43,13 @@ C = math.log(10.0) / 400.0
 #: How much one placing's n - 1 pairs count together, per seat beyond two (measured by
 #: bench_calibration: the sandwich was 1.2x the model's error at 4 seats, 1.45x at 6).
 PAIR_CORRELATION = 0.22
+#: How wide the ladder draws each rating before choosing tables (``explored``), in sigmas.
+#: Drawn from the interval itself (1), a 50-bot 2-seat ladder still chose pairs whose
+#: errors line up, and its field's intervals covered 0.90-0.95 (random pairs: 0.95-0.98);
+#: drawn twice as wide, 0.93-0.96, with the 8-bot cells unchanged (0.94-0.97). It costs
+#: games: a settled 20-bot field was ordered after 16,800 games against 13,600 (the round
+#: robin's 23,900), a newcomer placed after 216 against 240 (docs/ratings.md).
+EXPLORE_SPREAD = 2.0
 #: Anchors tried (the most uncertain players), each completed greedily by the players
 #: that add most gain: the best table almost always holds one of the most uncertain.
 ANCHORS = 8
@@ -170,8 +177,8 @@ def choose(
 
 
 def explored(players: Sequence[Player[K]], rng: random.Random) -> list[Player[K]]:
-    """The players with each rating drawn from its interval, normal with mean ``mu`` and
-    standard deviation ``sigma`` (Thompson sampling).
+    """The players with each rating drawn around it, normal with mean ``mu`` and standard
+    deviation EXPLORE_SPREAD x ``sigma`` (Thompson sampling, on a widened posterior).
 
     Chosen on the point ratings, the ladder plays the pairs its current errors make look
     close, again and again, and its ratings then err in the same direction together: on
@@ -181,7 +188,7 @@ def explored(players: Sequence[Player[K]], rng: random.Random) -> list[Player[K]
     the pairs whose order is uncertain meet in proportion to that uncertainty, across
     clusters too: coverage 0.92-0.97 with 8 bots, and each rating's error a fifth smaller
     (two fifths with 50 bots; docs/ratings.md, "Joint uncertainty and the ladder")."""
-    return [replace(p, mu=p.mu + rng.gauss(0.0, p.sigma)) for p in players]
+    return [replace(p, mu=p.mu + rng.gauss(0.0, EXPLORE_SPREAD * p.sigma)) for p in players]
 
 
 def best_table(
