@@ -523,6 +523,9 @@ class FieldPass(models.Model):
     seconds = models.FloatField(default=0.0)
     running_since = models.DateTimeField(null=True, blank=True)
 
+    class Meta:
+        verbose_name_plural = "field passes"  # the admin's list, not "field passs"
+
     def __str__(self) -> str:
         return f"field pass of {self.game} at {self.ran_at}"
 
