@@ -186,14 +186,14 @@ class Plan:
     note: str = ""
 
 
-#: The ladder chooses on ratings drawn from each entrant's interval
-#: (``matchmaking.explored``), from the operating system's entropy.
+#: The ladder chooses on ratings drawn around each entrant's, EXPLORE_SPREAD deviations
+#: wide (``matchmaking.explored``), from the operating system's entropy.
 EXPLORE = random.Random()
 
 
 def plan(game: str, tables: int, explore: random.Random | None = EXPLORE) -> Plan:
     """The next ``tables`` tables of ``game``'s ladder (nothing is written but its row),
-    chosen on ratings drawn from each entrant's interval by ``explore`` (None: on the
+    chosen on ratings drawn around each entrant's by ``explore`` (None: on the
     ratings themselves, as ``manage.py ladder plan`` shows them)."""
     ladder = ladder_of(game)
     versions = entrants(game)

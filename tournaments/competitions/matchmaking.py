@@ -154,7 +154,7 @@ def choose(
     ``met[a, b]`` (keys in either order): how often the two have met lately. Only tables
     with at least one unsettled player (sigma above ``target``) are played. Ties go to
     the players with fewer games, then to the order given. ``explore``: choose on ratings
-    drawn from each player's interval (``explored``); the picks hold the players given.
+    drawn around each player's (``explored``); the picks hold the players given.
     """
     if explore is not None:
         drawn = explored(players, explore)

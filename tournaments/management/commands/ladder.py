@@ -25,8 +25,8 @@ RULE = (
     "The next tables are those whose results are expected to narrow the intervals of the "
     "differences between their players most\n(docs/ladder.md); each seat is 'rating "
     "±deviation now -> ±expected after', the gain is in Elo of those intervals.\nShown on "
-    "the ratings themselves; the ladder chooses on ratings drawn from each interval, so the "
-    "tables it plays vary around these."
+    "the ratings themselves; the ladder chooses on ratings drawn around each (two "
+    "deviations wide), so the tables it plays vary around these."
 )
 
 
