@@ -49,7 +49,7 @@ from tournaments.competitions import matchmaking
 from tournaments.competitions.schedule import schedule
 from tournaments.rating import field as joint
 from tournaments.rating import field_deviations as deviations
-from tournaments.rating import tournament_fit
+from tournaments.rating import field_dispersion, tournament_fit
 from tournaments.rating.global_rating import Skill
 from tournaments.rating.tournament_fit import Z95
 from tournaments.rating.units import match_units
@@ -181,10 +181,14 @@ def tables(setting: Setting, league: League, rng: random.Random) -> Iterator[tup
 
 
 def check(snapshot: Snapshot, true: dict[int, float], tally: Tally) -> None:
-    """Count the intervals of one site at one checkpoint, for each method."""
-    skills = {b: s for b, s in snapshot.items() if b in true}
+    """Count the intervals of one site at one checkpoint, for each method ("refit": the
+    field pass's view, its dispersion measured from the site's units)."""
+    skills = {b: s for b, s in snapshot.skills.items() if b in true}
     rated = sorted(skills)
-    fields = {"joint": joint.field_of(skills, whole=False), "refit": joint.field_of(skills)}
+    fields = {
+        "joint": joint.field_of(skills, whole=False),
+        "refit": field_dispersion.measured_field(skills, snapshot.units),
+    }
     estimates = {
         "stored": {b: skills[b].elo for b in rated},
         **{m: dict(f.elo) for m, f in fields.items()},
@@ -213,7 +217,12 @@ def tau(elo: dict[int, float], true: dict[int, float]) -> float:
     return kendall_tau({rank[b]: e for b, e in elo.items()})
 
 
-Snapshot = dict[int, Skill]  # a site's rating states at one checkpoint
+@dataclass(frozen=True)
+class Snapshot:
+    """A site at one checkpoint: its rating states and every unit rated so far."""
+
+    skills: dict[int, Skill]
+    units: list[tournament_fit.Placing[int]]
 
 
 def site(
@@ -233,7 +242,7 @@ def site(
         league.play(cell, played[-1], rng)
         plays = sum(league.matches.values()) / len(skills)
         if plays >= pending[0]:
-            snapshots[pending.pop(0)] = dict(league.skills_now)
+            snapshots[pending.pop(0)] = Snapshot(dict(league.skills_now), list(league.units))
     return snapshots, played
 
 

@@ -5,6 +5,7 @@ on a real worker."""
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 from typing import Any
 
@@ -15,9 +16,9 @@ from django.utils import timezone
 
 from tests.tournaments.conftest import Workers, wait_for
 from tests.tournaments.test_field_store import rated_states, store
-from tournaments.models import FieldPass, FieldRating, Match
+from tournaments.models import FieldPass, FieldRating, Match, Seat
 from tournaments.play import tasks
-from tournaments.rating import field_store, field_view, match_rating
+from tournaments.rating import field_dispersion, field_store, field_view, match_rating
 
 pytestmark = pytest.mark.django_db
 
@@ -60,6 +61,47 @@ def test_nothing_rated_since_the_last_pass_is_skipped_and_a_rated_match_brings_t
     assert after[bot_of[0]].fitted_at > before[bot_of[0]].fitted_at
     assert after[bot_of[0]].elo != pytest.approx(before[bot_of[0]].elo)
     assert FieldPass.objects.get(game="bigtwo").matches == 2
+
+
+def play_four_seat_matches(version_of: dict[int, Any], count: int, seed: int) -> list[tuple]:
+    """``count`` rated 4-seat matches stored as the service stores them (result, seats,
+    rating order); each one's bot ids and places."""
+    rng = random.Random(seed)
+    played = []
+    for _ in range(count):
+        table = rng.sample(sorted(version_of), 4)
+        places = rng.sample(range(1, 5), 4)
+        match = Match.objects.create(
+            game="bigtwo", status=Match.Status.DONE, result={"places": places}
+        )
+        versions = [version_of[k] for k in table]
+        for index, version in enumerate(versions):
+            Seat.objects.create(match=match, index=index, version=version)
+        with transaction.atomic():
+            match_rating.rate_match(match, versions, places)
+            match.save()  # as the lease stores it: with its rating order
+        played.append((tuple(v.bot_id for v in versions), tuple(places)))
+    return played
+
+
+def test_a_pass_measures_the_dispersion_of_the_games_recent_units() -> None:
+    bot_of, version_of = store(rated_states(10, 80, 8))
+    played = play_four_seat_matches(version_of, 20, 9)
+    units = field_store.recent_units("bigtwo")
+    assert [(u.seats, u.places) for u in units] == played[::-1]  # the latest first
+    assert len(field_store.recent_units("bigtwo", matches=5)) == 5
+    assert field_view.refresh("bigtwo") == "refitted"
+    measured = field_store.game_field("bigtwo", units=units)
+    plain = field_store.game_field("bigtwo")
+    for bot, view in views().items():
+        assert view.elo == pytest.approx(measured.elo[bot])
+        assert view.deviation == pytest.approx(measured.deviation(bot), rel=1e-6)
+    # 80 bot-units measured: the view is not the stored dispersions' one.
+    assert field_dispersion.MIN_UNITS <= 20 * 4
+    assert any(
+        measured.deviation(b) != pytest.approx(plain.deviation(b), rel=1e-3)
+        for b in bot_of.values()
+    )
 
 
 def test_a_pass_under_way_is_not_run_twice_and_a_dead_ones_claim_is_taken_over() -> None:

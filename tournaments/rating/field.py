@@ -43,6 +43,9 @@ TOLERANCE = 1e-10
 MAX_ITERATIONS = 500
 
 Sparse = dict[K, dict[K, float]]
+#: Each bot's tempering where the caller measured it (``rating.field_dispersion``); None:
+#: each bot's stored one.
+Dispersion = Mapping[K, float] | None
 
 
 @dataclass(frozen=True)
@@ -77,13 +80,13 @@ def _tempering(skill: Skill) -> float:
 
 
 def _links(
-    skills: Mapping[K, Skill], keys: Mapping[Any, K] | None
+    skills: Mapping[K, Skill], keys: Mapping[Any, K] | None, dispersion: Dispersion[K]
 ) -> Iterator[tuple[K, K | None, Record, float]]:
     """Every record of the field: its bot, the bot of ``skills`` it is against (None for
     an opponent outside the field, fixed where it was last met), the record and the
-    bot's tempering."""
+    bot's tempering (from ``dispersion`` where given, else the stored one's)."""
     for bot, skill in skills.items():
-        tempering = _tempering(skill)
+        tempering = dispersion[bot] if dispersion is not None else _tempering(skill)
         for key, record in skill.records.items():
             other = keys.get(key) if keys is not None else key
             if other == bot or other not in skills:
@@ -99,17 +102,20 @@ def precision(skills: Mapping[K, Skill], keys: Mapping[Any, K] | None = None) ->
     key itself); a record of a version not mapped to a bot of ``skills`` informs the bot
     alone, the opponent fixed where it was last met. A record between two bots of the
     field counts half from each side (each holds one, the mirror of the other's)."""
-    return _gradient_and_precision(skills, keys, {b: s.elo for b, s in skills.items()})[1]
+    return _gradient_and_precision(skills, keys, {b: s.elo for b, s in skills.items()}, None)[1]
 
 
 def _gradient_and_precision(
-    skills: Mapping[K, Skill], keys: Mapping[Any, K] | None, elo: Mapping[K, float]
+    skills: Mapping[K, Skill],
+    keys: Mapping[Any, K] | None,
+    elo: Mapping[K, float],
+    dispersion: Dispersion[K] = None,
 ) -> tuple[dict[K, float], Sparse[K]]:
     """The field's log-posterior's gradient and negated curvature at ratings ``elo``."""
     prior = 1.0 / START_DEVIATION**2
     gradient = {b: -(elo[b] - START_ELO) * prior for b in skills}
     matrix: Sparse[K] = {b: {b: prior} for b in skills}
-    for bot, other, record, tempering in _links(skills, keys):
+    for bot, other, record, tempering in _links(skills, keys, dispersion):
         against = record.seen if other is None else elo[other]
         expected = 1.0 / (1.0 + math.exp(_S * (against - elo[bot])))
         share = 1.0 if other is None else 0.5
@@ -125,13 +131,18 @@ def _gradient_and_precision(
     return gradient, matrix
 
 
-def refit(skills: Mapping[K, Skill], keys: Mapping[Any, K] | None = None) -> dict[K, float]:
+def refit(
+    skills: Mapping[K, Skill],
+    keys: Mapping[Any, K] | None = None,
+    dispersion: Dispersion[K] = None,
+    start: Mapping[K, float] | None = None,
+) -> dict[K, float]:
     """The ratings that best explain every record of the field at once (the whole-history
-    fit of the records kept): Newton's method from the stored ratings, each step one
-    sparse solve; steps capped at 400 points."""
-    elo = {b: s.elo for b, s in skills.items()}
+    fit of the records kept): Newton's method from ``start`` (default: the stored
+    ratings), each step one sparse solve; steps capped at 400 points."""
+    elo = dict(start) if start is not None else {b: s.elo for b, s in skills.items()}
     for _ in range(NEWTON_STEPS):
-        gradient, matrix = _gradient_and_precision(skills, keys, elo)
+        gradient, matrix = _gradient_and_precision(skills, keys, elo, dispersion)
         step = solve(matrix, gradient)
         for b in elo:
             elo[b] += max(min(step[b], 400.0), -400.0)
@@ -172,12 +183,18 @@ class Field(Generic[K]):
 
 
 def field_of(
-    skills: Mapping[K, Skill], keys: Mapping[Any, K] | None = None, whole: bool = True
+    skills: Mapping[K, Skill],
+    keys: Mapping[Any, K] | None = None,
+    whole: bool = True,
+    dispersion: Dispersion[K] = None,
+    start: Mapping[K, float] | None = None,
 ) -> Field[K]:
-    """The field of ``skills``: refitted as a whole (``refit``) when ``whole``, else at
-    the stored ratings; with the joint precision at those ratings."""
-    elo = refit(skills, keys) if whole else {b: s.elo for b, s in skills.items()}
-    return Field(elo, _gradient_and_precision(skills, keys, elo)[1])
+    """The field of ``skills``: refitted as a whole (``refit``, from ``start``) when
+    ``whole``, else at the stored ratings; with the joint precision at those ratings.
+    ``dispersion``: each bot's tempering, where measured (else its stored one's)."""
+    stored = {b: s.elo for b, s in skills.items()}
+    elo = refit(skills, keys, dispersion, start) if whole else stored
+    return Field(elo, _gradient_and_precision(skills, keys, elo, dispersion)[1])
 
 
 def solve(matrix: Sparse[K], vector: Mapping[K, float]) -> dict[K, float]:

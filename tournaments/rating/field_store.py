@@ -10,17 +10,28 @@ bounded by the game's rated bots and their records.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
-from tournaments.models import BotVersion, Rating, RatingRecord
-from tournaments.rating import field
+from tournaments.models import BotVersion, Match, Rating, RatingRecord, Seat
+from tournaments.rating import field, field_dispersion, match_rating
+from tournaments.rating.tournament_fit import Placing
+
+#: The field pass measures the game's dispersion over its most recent rated matches, at
+#: most this many (a few thousand units are plenty; the pass reads no more of a large
+#: site's history than this).
+RECENT_MATCHES = 20_000
 
 
 def game_field(
-    game: str, whole: bool = True, bots: Collection[int] | None = None
+    game: str,
+    whole: bool = True,
+    bots: Collection[int] | None = None,
+    units: Iterable[Placing[int]] | None = None,
 ) -> field.Field[int]:
     """The joint view (``field.field_of``) of every rated bot of ``game``, by bot id:
-    refitted as a whole when ``whole``, else at the stored ratings.
+    refitted as a whole when ``whole``, else at the stored ratings. ``units``: refitted
+    with the dispersion those units show (``field_dispersion.measured_field``; the field
+    pass gives it the game's recent ones).
 
     ``bots``: only these bots are fitted together; every other opponent stays where each
     record last met it. A page's cost is then bounded by the bots it shows, not by the
@@ -31,6 +42,8 @@ def game_field(
     rows = {r.bot_id: r for r in ratings}
     records = RatingRecord.of(list(rows))
     skills = {pk: row.skill(records[pk]) for pk, row in rows.items()}
+    if units is not None:
+        return field_dispersion.measured_field(skills, units, current_versions(rows))
     return field.field_of(skills, current_versions(rows), whole=whole)
 
 
@@ -52,3 +65,28 @@ def compare(game: str, a: int, b: int) -> field.Difference | None:
     if a not in found.elo or b not in found.elo:
         return None
     return found.difference(a, b)
+
+
+def recent_units(game: str, matches: int = RECENT_MATCHES) -> list[Placing[int]]:
+    """The rated units, by bot id, of the game's ``matches`` most recently rated matches:
+    what the field pass measures the dispersion on (``rating.field_dispersion``). Two
+    queries."""
+    rated = Match.objects.filter(game=game, status="done", rating_seq__isnull=False)
+    rows = list(
+        rated.order_by("-rating_seq").values_list("id", "result__places", "units", "rating_seq")[
+            :matches
+        ]
+    )
+    if not rows:
+        return []
+    seats: dict[int, list[int]] = {}
+    found = Seat.objects.filter(match__in=rated.filter(rating_seq__gte=rows[-1][3])).order_by(
+        "match_id", "index"
+    )
+    for match_id, bot_id in found.values_list("match_id", "version__bot_id"):
+        seats.setdefault(match_id, []).append(bot_id)
+    units: list[Placing[int]] = []
+    for match_id, places, stored, _ in rows:
+        if places and match_id in seats:
+            units += match_rating.rated_units(seats[match_id], places, stored)
+    return units

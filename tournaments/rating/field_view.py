@@ -101,7 +101,7 @@ def _claim(game: str) -> bool:
 def _fit(game: str) -> dict[int, tuple[float, float]]:
     """Each rated bot's rating in the whole field refitted and its joint deviation
     against the field's mean, by bot id."""
-    found = field_store.game_field(game)
+    found = field_store.game_field(game, units=field_store.recent_units(game))
     deviations = field_deviations.against_mean(found)
     return {bot: (found.elo[bot], deviations[bot]) for bot in found.elo}
 

@@ -1,0 +1,106 @@
+"""The field's own dispersion (tournaments.rating.field_dispersion): measured from units
+with the exact leverage it comes nearer the results' dispersion than the per-match sums
+(leverage with every other rating fixed) on a sparse multi-seat field;
+a bot's own ratio is shrunk towards the pooled one; too few units leave each bot its
+stored dispersion; bots outside the field are left out."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from tournaments.rating import field, field_dispersion
+from tournaments.rating.global_rating import Skill, rate_units
+from tournaments.rating.tournament_fit import Placing
+
+
+def placing(seats: tuple[int, ...], rng: random.Random) -> Placing[int]:
+    """Bots of equal strength placed by one independent performance each: the unit's
+    dispersion is then (n + 1) / 3 (expected_dispersion)."""
+    scores = {bot: rng.random() for bot in seats}
+    order = sorted(seats, key=scores.__getitem__, reverse=True)
+    return Placing(seats, tuple(order.index(bot) + 1 for bot in seats))
+
+
+def sparse_field(
+    bots: int, seats: int, matches: int, seed: int
+) -> tuple[dict[int, Skill], list[Placing[int]]]:
+    """A ladder-like field: each table of ``seats`` near neighbours in a ring of
+    ``bots``, a few units per bot; the rating states and the units."""
+    rng = random.Random(seed)
+    skills: dict[int, Skill] = {}
+    units: list[Placing[int]] = []
+    for _ in range(matches):
+        first = rng.randrange(bots)
+        table = tuple((first + k + rng.randrange(2)) % bots for k in range(0, 2 * seats, 2))
+        unit = placing(table, rng)
+        units.append(unit)
+        skills.update(rate_units(skills, [unit]))
+    return skills, units
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_exact_leverage_measures_a_sparse_six_seat_fields_dispersion(seed: int) -> None:
+    skills, units = sparse_field(60, 6, 200, seed)  # 20 units a bot, near neighbours
+    truth = 7.0 / 3.0
+    plain = field.field_of(skills, dispersion=dict.fromkeys(skills, 1.0))
+    pooled = field_dispersion.unit_sums(plain, units).pooled()
+    per_match = sum(s.spread for s in skills.values()) / sum(
+        s.information for s in skills.values()
+    )  # the sums taken as each match is rated (every other rating fixed)
+    assert pooled is not None
+    assert pooled == pytest.approx(truth, rel=0.08)
+    assert abs(pooled - truth) < abs(per_match - truth)
+
+
+def test_a_bots_own_ratio_is_shrunk_towards_the_pooled_one() -> None:
+    sums = field_dispersion.Sums()
+    for _ in range(30):
+        sums.add("a", 1.0, 1.0)  # ratio 1
+        sums.add("b", 2.0, 1.0)  # ratio 4
+    pooled = sums.pooled()
+    assert pooled == pytest.approx(2.5)
+    found = field_dispersion.temperings(sums, ["a", "b", "c"])
+    assert found is not None
+    w = field_dispersion.POOL_UNITS
+    assert found["a"] == pytest.approx((1.0 * 30 + w * 2.5) / (30 + w))
+    assert found["b"] == pytest.approx((4.0 * 30 + w * 2.5) / (30 + w))
+    assert found["c"] == pytest.approx(2.5)  # no unit sampled: the field's
+
+
+def test_too_few_units_leave_each_bot_its_stored_dispersion() -> None:
+    skills, units = sparse_field(12, 4, 6, 2)
+    few = units[: field_dispersion.MIN_UNITS // 4 - 1]
+    assert (
+        field_dispersion.temperings(field_dispersion.unit_sums(field.field_of(skills), few), skills)
+        is None
+    )
+    measured = field_dispersion.measured_field(skills, few)
+    stored = field.field_of(skills)
+    assert measured.elo == pytest.approx(stored.elo)
+    assert measured.matrix == stored.matrix
+
+
+def test_the_measured_field_is_refitted_with_the_measured_dispersion() -> None:
+    skills, units = sparse_field(30, 4, 60, 3)
+    plain = field.field_of(skills, dispersion=dict.fromkeys(skills, 1.0))
+    dispersion = field_dispersion.temperings(field_dispersion.unit_sums(plain, units), skills)
+    assert dispersion is not None
+    measured = field_dispersion.measured_field(skills, units)
+    expected = field.field_of(skills, dispersion=dispersion)
+    assert measured.elo == pytest.approx(expected.elo, abs=1e-3)
+    # The precision is the information over each bot's dispersion (4 seats: above 1).
+    assert statistics.fmean(dispersion.values()) > 1.2
+    for bot in skills:
+        assert measured.matrix[bot][bot] < plain.matrix[bot][bot]
+
+
+def test_pairs_with_a_bot_outside_the_field_are_left_out() -> None:
+    skills, units = sparse_field(12, 2, 40, 4)
+    plain = field.field_of(skills, dispersion=dict.fromkeys(skills, 1.0))
+    alone = field_dispersion.unit_sums(plain, units)
+    stranger = field_dispersion.unit_sums(plain, [*units, Placing((0, 99), (1, 2))])
+    assert stranger.spread == alone.spread
+    assert stranger.units == alone.units

@@ -1,0 +1,135 @@
+"""The field view's dispersion, measured from the units themselves (issue 30).
+
+Each bot's stored dispersion (``global_rating.Skill.dispersion``) is measured as it is
+rated: per unit, the squared score at the ratings just fitted against the model's
+expected value less the unit's leverage, the leverage taken with every other rating
+fixed (h^2 / H for the bot, h_j^2 / H_j per opponent). In a sparse field (50 bots of a
+ladder, a handful of units each) the fitted ratings are far less pinned than that, so the
+leverage is larger than counted and the measured dispersion too small: Fifteen
+Thirty-Five 6 seats measured 1.54-1.83 where the results' own is 2.00, Big Two 4 seats
+1.20-1.35 against 1.41 (docs/ratings.md, "The field measures its own dispersion"). And
+measured bot by bot over a few units, it is noisy: the refit weighs a bot's records by it,
+so the noise costs coverage as well.
+
+The field pass holds the whole field's covariance C, so it measures the dispersion again:
+for each unit u and bot p of a sample of the game's recent rated matches, the score g at
+the field's ratings and the exact leverage v' C v (v the unit's information row of p:
+its information with each opponent, negated, and their sum for p itself), the model's
+expected squared score being v_p - v' C v (the sandwich's cluster correction with the
+fitted ratings' joint uncertainty). Each bot's ratio is shrunk towards the field's pooled
+one by POOL_UNITS units: a game's bots play the same game, and the pooled ratio is
+measured over thousands of units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+
+from tournaments.rating.field import Field, field_of
+from tournaments.rating.field_deviations import joint_covariance
+from tournaments.rating.global_rating import (
+    _S,
+    DISPERSION_MAX,
+    DISPERSION_MIN,
+    Skill,
+    _expected,
+)
+from tournaments.rating.tournament_fit import Placing, pairwise
+
+K = TypeVar("K", bound=Hashable)
+
+#: A bot's own measured dispersion counts as much as this many of its units against the
+#: field's pooled one (chosen by bench_calibration_ladder: 5 and 10 both centred the
+#: 50-bot 4-seat ladder, 0.941-0.950 and 0.944-0.958, where a bot's own alone left
+#: 0.926-0.950; 10 took the closed 2-seat field to 0.974, 5 left it 0.955-0.969;
+#: docs/ratings.md).
+POOL_UNITS = 8.0
+#: Fewer units than this sampled in the whole field: too few to measure the field's own
+#: dispersion, so each bot keeps its stored one.
+MIN_UNITS = 40
+
+
+@dataclass
+class Sums:
+    """Per bot: the squared unit scores, their expected values less the leverage, and
+    the units counted."""
+
+    spread: dict[Any, float] = field(default_factory=dict)
+    information: dict[Any, float] = field(default_factory=dict)
+    units: dict[Any, int] = field(default_factory=dict)
+
+    def add(self, bot: Any, score: float, information: float) -> None:
+        self.spread[bot] = self.spread.get(bot, 0.0) + score * score
+        self.information[bot] = self.information.get(bot, 0.0) + information
+        self.units[bot] = self.units.get(bot, 0) + 1
+
+    def pooled(self) -> float | None:
+        """The field's dispersion: every unit's squared score over every expected one."""
+        information = sum(self.information.values())
+        if information <= 0.0:
+            return None
+        return _bounded(sum(self.spread.values()) / information)
+
+
+def _bounded(dispersion: float) -> float:
+    return min(max(dispersion, DISPERSION_MIN), DISPERSION_MAX)
+
+
+def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
+    """Each bot's dispersion sums over ``units`` at the field's ratings, the leverage
+    from the field's joint covariance (its precision taken as the information: build
+    ``found`` with dispersion 1). Pairs with a bot outside the field are left out."""
+    keys, covariance = joint_covariance(found)
+    index = {k: i for i, k in enumerate(keys)}
+    sums = Sums()
+    for unit in units:
+        rows: dict[K, tuple[float, dict[K, float]]] = {}
+        for a, b, y in pairwise(unit.seats, unit.places):
+            if a not in index or b not in index:
+                continue
+            expected = _expected(found.elo[a], found.elo[b])
+            weight = _S * _S * expected * (1.0 - expected)
+            for me, other, residual in ((a, b, y - expected), (b, a, expected - y)):
+                score, row = rows.get(me, (0.0, {}))
+                row[me] = row.get(me, 0.0) + weight
+                row[other] = row.get(other, 0.0) - weight
+                rows[me] = (score + _S * residual, row)
+        for bot, (score, row) in rows.items():
+            at = [index[k] for k in row]
+            v = np.fromiter(row.values(), float, len(row))
+            leverage = float(v @ covariance[np.ix_(at, at)] @ v)
+            sums.add(bot, score, row[bot] - leverage)
+    return sums
+
+
+def temperings(sums: Sums, bots: Iterable[K]) -> dict[K, float] | None:
+    """Each bot's dispersion: its own ratio shrunk towards the pooled one by POOL_UNITS
+    (a bot with no unit sampled takes the pooled one); None when fewer than MIN_UNITS
+    bots' units were measured."""
+    pooled = sums.pooled()
+    if pooled is None or sum(sums.units.values()) < MIN_UNITS:
+        return None
+    found = {}
+    for bot in bots:
+        units, information = sums.units.get(bot, 0), sums.information.get(bot, 0.0)
+        own = _bounded(sums.spread[bot] / information) if information > 0.0 else pooled
+        found[bot] = (own * units + POOL_UNITS * pooled) / (units + POOL_UNITS)
+    return found
+
+
+def measured_field(
+    skills: Mapping[K, Skill], units: Iterable[Placing[K]], keys: Mapping[Any, K] | None = None
+) -> Field[K]:
+    """The field refitted with the dispersion its units show: fitted first with
+    dispersion 1 (its precision is then the information), the dispersion measured there
+    (``unit_sums``), then fitted again with it. Without units, the stored dispersions'
+    field (``field_of``)."""
+    plain = field_of(skills, keys, dispersion=dict.fromkeys(skills, 1.0))
+    dispersion = temperings(unit_sums(plain, units), skills)
+    if dispersion is None:
+        return field_of(skills, keys)
+    return field_of(skills, keys, dispersion=dispersion, start=plain.elo)
