@@ -3,13 +3,17 @@ joint deviation stored (tournaments.rating.field_view.refresh), on PostgreSQL.
 
 Seeds a scratch database with one game's rated field as the service stores it: ``--bots``
 bots (default 2,500), each with one rated version, its ``Rating`` row and its records
-(``RatingRecord``, one per opponent met, mirrored on the opponent's side). Who met whom is
+(``RatingRecord``, one per opponent met, mirrored on the opponent's side), and ``--matches``
+recent rated 4-seat matches among neighbours (default 20,000, the pass's sample,
+``field_store.RECENT_MATCHES``). Who met whom is
 shaped like a ladder that also explores and plays tournaments: each bot met its ``--near``
 neighbours by strength and ``--far`` bots drawn at random, ``--games`` results per pair
 (defaults 40, 20, 8: about 98,000 pairs, 197,000 records, 790,000 pairwise results, the
 results of roughly 400,000 two-seat matches; a 6-seat match holds 15 pairs). Then it
-times one pass, split into its steps: loading and refitting the field
-(``field_store.game_field``), every bot's joint deviation at once
+times one pass, split into its steps: loading and refitting the field with the stored
+dispersions (``field_store.game_field``), reading the recent units, the refit with the
+dispersion they show (``field_dispersion.measured_field``: a refit and an inversion more),
+every bot's joint deviation at once
 (``field_deviations.against_mean``: one dense inversion by numpy) and storing the rows.
 
 Baseline, in the same run: ``Field.deviation`` (one plain-Python conjugate-gradient solve
@@ -39,8 +43,9 @@ from bench._service import configure, scratch_database
 GAME = "bigtwo"
 
 
-def seed(bots: int, near: int, far: int, games: int, rng: random.Random) -> int:
-    """The rated field in the scratch database; how many records."""
+def seed(bots: int, near: int, far: int, games: int, matches: int, rng: random.Random) -> int:
+    """The rated field in the scratch database, with ``matches`` recent rated matches;
+    how many records."""
     from tournaments.models import Bot, BotVersion, Rating, RatingRecord
     from tournaments.rating.bulk_rows import write_rows
     from tournaments.rating.global_rating import _S
@@ -65,7 +70,32 @@ def seed(bots: int, near: int, far: int, games: int, rng: random.Random) -> int:
         rating_row(bot, estimate[k], information[k]) for k, bot in enumerate(made)
     )
     fields = ("bot_id", "opponent_id", "results", "score", "seen")
-    return write_rows(RatingRecord, fields, records)
+    written = write_rows(RatingRecord, fields, records)
+    recent_matches(versions, truth, matches, rng)
+    return written
+
+
+def recent_matches(versions: list[Any], truth: list[float], count: int, rng: random.Random) -> None:
+    """``count`` rated 4-seat matches among near neighbours, stored as the service stores
+    them (result, seats, rating order): what the pass measures the dispersion on."""
+    from tournaments.models import Match, Seat
+
+    tables = []
+    for _ in range(count):
+        first = rng.randrange(len(versions) - 8)
+        table = rng.sample(range(first, first + 8), 4)
+        performance = {k: truth[k] / 200.0 + rng.gauss(0.0, 1.0) for k in table}
+        order = sorted(table, key=performance.__getitem__, reverse=True)
+        tables.append((table, [order.index(k) + 1 for k in table]))
+    made = Match.objects.bulk_create(
+        Match(game=GAME, status="done", rating_seq=n + 1, result={"places": places})
+        for n, (_, places) in enumerate(tables)
+    )
+    Seat.objects.bulk_create(
+        Seat(match=match, index=i, version=versions[k])
+        for match, (table, _) in zip(made, tables, strict=True)
+        for i, k in enumerate(table)
+    )
 
 
 def pairs(bots: int, near: int, far: int, rng: random.Random) -> set[tuple[int, int]]:
@@ -102,8 +132,13 @@ def measure(sample: int) -> None:
     from tournaments.rating import field_deviations, field_store, field_view
 
     print("one pass, step by step:")
+    timed("load and refit the field, stored dispersions", lambda: field_store.game_field(GAME))
+    units = timed(
+        "read the recent units (field_store.recent_units)", lambda: field_store.recent_units(GAME)
+    )
     found = timed(
-        "load and refit the field (field_store.game_field)", lambda: field_store.game_field(GAME)
+        f"refit with the dispersion of {len(units):,} units (field_dispersion.measured_field)",
+        lambda: field_store.game_field(GAME, units=units),
     )
     began = time.perf_counter()
     every = field_deviations.against_mean(found)
@@ -184,13 +219,23 @@ def main() -> None:
     parser.add_argument("--far", type=int, default=20)
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--sample", type=int, default=3)
+    parser.add_argument(
+        "--matches", type=int, default=20_000, help="recent rated 4-seat matches stored"
+    )
     options = parser.parse_args()
     configure("bench_field_pass", broker="memory://", sandbox="local")
     print(f"load average {os.getloadavg()[0]:.1f}; {options.bots} bots")
     with scratch_database():
         records = timed(
             "seeding",
-            lambda: seed(options.bots, options.near, options.far, options.games, random.Random(1)),
+            lambda: seed(
+                options.bots,
+                options.near,
+                options.far,
+                options.games,
+                options.matches,
+                random.Random(1),
+            ),
         )
         print(f"  {records} records ({records // 2} pairs)")
         measure(options.sample)

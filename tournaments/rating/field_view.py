@@ -7,6 +7,9 @@ A bot's stored deviation (``Rating.deviation``) takes its opponents as known; on
 can fit it. A periodic pass (the beat task ``tournaments.tasks.refit_fields``) does it
 per game when rated matches came since the last pass, and stores each bot's rating in the
 field and its joint deviation against the field's mean (``FieldRating``), with the time.
+The field is refitted with the dispersion the game's recent units show, measured with
+the whole field's covariance (``field_dispersion``): the stored per-bot dispersions are
+too small on sparse multi-seat fields and noisy over a bot's few units.
 
 Pages and the API then show ``standing``: the field view where the bot has one, its
 stored rating otherwise (a bot rated after the last pass). The ladder's matchmaking keeps
