@@ -505,6 +505,9 @@ class FieldRating(models.Model):
     )
     elo = models.FloatField()
     deviation = models.FloatField()
+    #: The dispersion the pass measured for the bot (rating.field_dispersion), which the
+    #: head-to-head's comparisons fit with; null: too few units, the stored one is used.
+    dispersion = models.FloatField(null=True, blank=True)
     fitted_at = models.DateTimeField()
 
     def __str__(self) -> str:

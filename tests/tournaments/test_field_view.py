@@ -90,12 +90,18 @@ def test_a_pass_measures_the_dispersion_of_the_games_recent_units() -> None:
     units = field_store.recent_units("bigtwo")
     assert [(u.seats, u.places) for u in units] == played[::-1]  # the latest first
     assert len(field_store.recent_units("bigtwo", matches=5)) == 5
+    plain = field_store.game_field("bigtwo")  # before any pass: the stored dispersions
     assert field_view.refresh("bigtwo") == "refitted"
     measured = field_store.game_field("bigtwo", units=units)
-    plain = field_store.game_field("bigtwo")
+    assert measured.dispersion is not None
     for bot, view in views().items():
         assert view.elo == pytest.approx(measured.elo[bot])
         assert view.deviation == pytest.approx(measured.deviation(bot), rel=1e-6)
+        assert view.dispersion == pytest.approx(measured.dispersion[bot])
+    # Pages that fit on the spot (head-to-head) read the pass's dispersions.
+    again = field_store.game_field("bigtwo")
+    assert again.elo == pytest.approx(measured.elo, abs=1e-3)
+    assert again.deviation(bot_of[0]) == pytest.approx(measured.deviation(bot_of[0]), rel=1e-4)
     # 80 bot-units measured: the view is not the stored dispersions' one.
     assert field_dispersion.MIN_UNITS <= 20 * 4
     assert any(

@@ -43,8 +43,8 @@ TOLERANCE = 1e-10
 MAX_ITERATIONS = 500
 
 Sparse = dict[K, dict[K, float]]
-#: Each bot's tempering where the caller measured it (``rating.field_dispersion``); None:
-#: each bot's stored one.
+#: Each bot's tempering where the caller measured it (``rating.field_dispersion``); a bot
+#: it leaves out, or None for all: the stored one's.
 Dispersion = Mapping[K, float] | None
 
 
@@ -84,9 +84,10 @@ def _links(
 ) -> Iterator[tuple[K, K | None, Record, float]]:
     """Every record of the field: its bot, the bot of ``skills`` it is against (None for
     an opponent outside the field, fixed where it was last met), the record and the
-    bot's tempering (from ``dispersion`` where given, else the stored one's)."""
+    bot's tempering (from ``dispersion`` where it gives the bot's, else the stored one's)."""
     for bot, skill in skills.items():
-        tempering = dispersion[bot] if dispersion is not None else _tempering(skill)
+        given = dispersion.get(bot) if dispersion is not None else None
+        tempering = given if given is not None else _tempering(skill)
         for key, record in skill.records.items():
             other = keys.get(key) if keys is not None else key
             if other == bot or other not in skills:
@@ -153,10 +154,12 @@ def refit(
 
 @dataclass(frozen=True)
 class Field(Generic[K]):
-    """The field's ratings (``elo``) and their joint precision (``matrix``) at them."""
+    """The field's ratings (``elo``) and their joint precision (``matrix``) at them;
+    ``dispersion``: each bot's tempering where it was given (else the stored one's)."""
 
     elo: Mapping[K, float]
     matrix: Sparse[K]
+    dispersion: Mapping[K, float] | None = None
 
     def difference(self, a: K, b: K) -> Difference:
         """A's rating less B's, with its joint uncertainty."""
@@ -194,7 +197,7 @@ def field_of(
     ``dispersion``: each bot's tempering, where measured (else its stored one's)."""
     stored = {b: s.elo for b, s in skills.items()}
     elo = refit(skills, keys, dispersion, start) if whole else stored
-    return Field(elo, _gradient_and_precision(skills, keys, elo, dispersion)[1])
+    return Field(elo, _gradient_and_precision(skills, keys, elo, dispersion)[1], dispersion)
 
 
 def solve(matrix: Sparse[K], vector: Mapping[K, float]) -> dict[K, float]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from tournaments.models import BotVersion, Match, Rating, RatingRecord, Seat
+from tournaments.models import BotVersion, FieldRating, Match, Rating, RatingRecord, Seat
 from tournaments.rating import field, field_dispersion, match_rating
 from tournaments.rating.tournament_fit import Placing
 
@@ -31,7 +31,8 @@ def game_field(
     """The joint view (``field.field_of``) of every rated bot of ``game``, by bot id:
     refitted as a whole when ``whole``, else at the stored ratings. ``units``: refitted
     with the dispersion those units show (``field_dispersion.measured_field``; the field
-    pass gives it the game's recent ones).
+    pass gives it the game's recent ones); without, each bot's dispersion as the last
+    pass measured it (``FieldRating.dispersion``), its stored one's where none.
 
     ``bots``: only these bots are fitted together; every other opponent stays where each
     record last met it. A page's cost is then bounded by the bots it shows, not by the
@@ -39,12 +40,22 @@ def game_field(
     ratings = Rating.objects.filter(game=game)
     if bots is not None:
         ratings = ratings.filter(bot_id__in=list(bots))
-    rows = {r.bot_id: r for r in ratings}
+    rows = {r.bot_id: r for r in ratings.select_related("field")}
     records = RatingRecord.of(list(rows))
     skills = {pk: row.skill(records[pk]) for pk, row in rows.items()}
     if units is not None:
         return field_dispersion.measured_field(skills, units, current_versions(rows))
-    return field.field_of(skills, current_versions(rows), whole=whole)
+    return field.field_of(skills, current_versions(rows), whole, _measured(rows))
+
+
+def _measured(rows: dict[int, Rating]) -> dict[int, float]:
+    """Each bot's dispersion as the last field pass measured it, where it did."""
+    found = {}
+    for pk, row in rows.items():
+        view: FieldRating | None = getattr(row, "field", None)
+        if view is not None and view.dispersion is not None:
+            found[pk] = view.dispersion
+    return found
 
 
 def current_versions(bot_ids: Collection[int]) -> dict[int, int]:

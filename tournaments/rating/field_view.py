@@ -101,16 +101,20 @@ def _claim(game: str) -> bool:
     return FieldPass.objects.filter(free, game=game).update(running_since=now) == 1
 
 
-def _fit(game: str) -> dict[int, tuple[float, float]]:
-    """Each rated bot's rating in the whole field refitted and its joint deviation
-    against the field's mean, by bot id."""
+def _fit(game: str) -> dict[int, tuple[float, float, float | None]]:
+    """Each rated bot's rating in the whole field refitted, its joint deviation against
+    the field's mean and the dispersion measured for it (None: too few units), by bot id."""
     found = field_store.game_field(game, units=field_store.recent_units(game))
     deviations = field_deviations.against_mean(found)
-    return {bot: (found.elo[bot], deviations[bot]) for bot in found.elo}
+    measured = found.dispersion or {}
+    return {bot: (found.elo[bot], deviations[bot], measured.get(bot)) for bot in found.elo}
 
 
 def _store(
-    game: str, fitted: dict[int, tuple[float, float]], seen: tuple[int, int], seconds: float
+    game: str,
+    fitted: dict[int, tuple[float, float, float | None]],
+    seen: tuple[int, int],
+    seconds: float,
 ) -> None:
     """Replace the game's field view by ``fitted`` in one transaction (pages read the old
     one until it commits) and record the pass."""
@@ -119,8 +123,14 @@ def _store(
         Rating.objects.filter(game=game, bot_id__in=list(fitted)).values_list("bot_id", "id")
     )
     rows = [
-        FieldRating(rating_id=ratings[bot], elo=elo, deviation=deviation, fitted_at=now)
-        for bot, (elo, deviation) in fitted.items()
+        FieldRating(
+            rating_id=ratings[bot],
+            elo=elo,
+            deviation=deviation,
+            dispersion=dispersion,
+            fitted_at=now,
+        )
+        for bot, (elo, deviation, dispersion) in fitted.items()
         if bot in ratings
     ]
     with transaction.atomic():
