@@ -17,8 +17,10 @@ over SITES simulated sites per cell:
 
 - **bot**: each bot against the field, its rating less the field's mean against the
   truth less the truth's mean (games measure differences only), with the stored
-  deviation (``Skill.deviation``, "stored") and with the joint one (``field.field_deviations``:
-  the curvature of the whole field, opponents' uncertainty included, "joint");
+  deviation (``Skill.deviation``, "stored"), with the joint one at the stored ratings
+  (``field_deviations``: the curvature of the whole field, opponents' uncertainty
+  included, "joint"), and in the field pass's view ("refit": the whole field refitted
+  with the dispersion the site's units show, ``field_dispersion.measured_field``);
 - **diff**: each adjacent pair by true strength, the difference's interval from the two
   stored deviations (independent) and from ``field.difference``;
 - z sd (the spread of error / deviation; 1 is exact), the centred MAE (Elo) and Kendall tau.
