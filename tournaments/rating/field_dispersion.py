@@ -5,9 +5,9 @@ rated: per unit, the squared score at the ratings just fitted against the model'
 expected value less the unit's leverage, the leverage taken with every other rating
 fixed (h^2 / H for the bot, h_j^2 / H_j per opponent). In a sparse field (50 bots of a
 ladder, a handful of units each) the fitted ratings are far less pinned than that, so the
-leverage is larger than counted and the measured dispersion too small: Fifteen
-Thirty-Five 6 seats measured 1.54-1.83 where the results' own is 2.00, Big Two 4 seats
-1.20-1.35 against 1.41 (docs/ratings.md, "The field measures its own dispersion"). And
+leverage is larger than counted and the measured dispersion too small: at 6 seats it
+measured 1.54-1.83 where the results' own was 2.00, at 4 seats 1.20-1.35 against 1.41
+(docs/ratings.md, "The field measures its own dispersion"). And
 measured bot by bot over a few units, it is noisy: the refit weighs a bot's records by it,
 so the noise costs coverage as well.
 
