@@ -34,3 +34,12 @@ def test_every_answer_has_a_policy_of_the_sites_own_scripts_only(path: str) -> N
     assert policy["object-src"] == "'none'"
     assert policy["frame-ancestors"] == "'none'"
     assert "unsafe-inline" not in answer["Content-Security-Policy"]
+
+
+@pytest.mark.django_db
+def test_a_body_refused_before_reading_has_the_policy_too() -> None:
+    """Issue 42: RequestSizeMiddleware's 413 (the WSGI server's) came back without it."""
+    client = Client(raise_request_exception=False)
+    answer = client.post("/api/token/", b"{}", "application/json", CONTENT_LENGTH="999999999")
+    assert answer.status_code == 413
+    assert "script-src 'self'" in answer["Content-Security-Policy"]

@@ -253,7 +253,7 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", "") or BASE_DIR / "staticfiles")
 # Static files collected into STATIC_ROOT (the image and scripts/run do so) are served by
 # the app server itself, compressed and cached, under WSGI and ASGI alike (docs/deploy.md).
 if STATIC_ROOT.is_dir():
@@ -329,7 +329,9 @@ MIDDLEWARE.insert(
 )  # 400 naming a bad parameter
 # Content-Security-Policy on every answer (django-csp): scripts, styles, fonts and frames
 # from this site only; no inline script runs, no plug-in loads, no other site frames a page.
-MIDDLEWARE.append("csp.middleware.CSPMiddleware")
+# Outermost, so the answers made before the views (413 and 411 for a body, 400 for a bad
+# parameter, WhiteNoise's static files) carry it too; the ASGI guard adds it to its own.
+MIDDLEWARE.insert(0, "csp.middleware.CSPMiddleware")
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],

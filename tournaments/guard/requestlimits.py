@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from io import BytesIO
 from typing import Any
 
+from csp.constants import HEADER
+from csp.utils import build_policy
 from django.conf import settings
 from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.core.files.uploadhandler import FileUploadHandler
@@ -81,8 +83,11 @@ class BodySizeGuard:
 
 
 async def send_refusal(send: Send, status: int, message: str) -> None:
+    """The refusal with the site's Content-Security-Policy: Django's middleware (where
+    django-csp adds it) never sees this answer."""
     body = json.dumps({"detail": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+    headers.append((HEADER.lower().encode(), build_policy().encode()))
     headers.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
