@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import post_delete, post_save
 
 
@@ -12,6 +13,7 @@ class TournamentsConfig(AppConfig):
         from tournaments import wake
         from tournaments.bots import lookalikes
         from tournaments.config import served  # noqa: F401  (served: its check)
+        from tournaments.guard import lockout
         from tournaments.models import Bot, Replay
         from tournaments.play import dispatch, replay_store, tasks, version_checks  # noqa: F401  (their tasks, by name)
 
@@ -22,3 +24,5 @@ class TournamentsConfig(AppConfig):
         # The look of every new user and bot name, for the look-alike check (issue 31).
         post_save.connect(lookalikes.remember_user, sender=User, dispatch_uid="user-look")
         post_save.connect(lookalikes.remember_bot, sender=Bot, dispatch_uid="bot-look")
+        # A sign-in forgets its own name's failures, not its address's (issue 42).
+        user_logged_in.connect(lockout.forget_own_failures, dispatch_uid="own-failures")

@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from tournaments.api import serializers
 from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.throttles import RegistrationThrottle
-from tournaments.guard.lockout import locked_out
+from tournaments.guard.lockout import forget_own_failures, locked_out
 
 
 class RegisterView(generics.CreateAPIView[User]):
@@ -60,7 +60,9 @@ class TokenView(APIView):
             return locked_out(request._request)
         if not valid:
             raise ValidationError(serializer.errors)
-        token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
+        user = serializer.validated_data["user"]
+        forget_own_failures(request._request, user)
+        token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 
 

@@ -391,7 +391,9 @@ AXES_LOCKOUT_PARAMETERS: list[str | list[str]] = [
     for group in env_list("LOGIN_LOCKOUT_BY", ["username+ip_address", "ip_address"])
 ]
 AXES_CLIENT_IP_CALLABLE = "tournaments.guard.clients.client_address"
-AXES_RESET_ON_SUCCESS = True
+# A sign-in forgets only its own name's failures from its address (guard.lockout): axes'
+# reset would forget the address's failures at every other name too.
+AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "tournaments.guard.lockout.locked_out"
 AXES_VERBOSE = False
 for _group in AXES_LOCKOUT_PARAMETERS:
