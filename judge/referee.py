@@ -44,10 +44,19 @@ StartBot = Callable[[int], BotChannel]
 AnnounceStarts = Callable[[list[int]], None]
 #: Asked before every move and block: True when the match must stop (it was cancelled).
 StopCheck = Callable[[], bool]
+#: Asked when a bot's clock ran out over the window (start, end) of clock values: why
+#: the host, not the bot, made that window long ("" when nothing says so): for example
+#: ``judge.stalls.StallWatch.stalled``.
+HostCheck = Callable[[float, float], str]
 
 
 class MatchStopped(Exception):
     """The caller's ``stop`` check asked the match to stop; there is no outcome."""
+
+
+class HostStalled(Exception):
+    """A bot's clock ran out while the host was stalled (the ``host`` check said so): no
+    bot is to blame and the match has no fair outcome; void it and play it again."""
 
 
 @dataclass(frozen=True)
@@ -292,10 +301,12 @@ class Referee:
         clock: Callable[[], float],
         announce: AnnounceStarts | None = None,
         stop: StopCheck | None = None,
+        host: HostCheck | None = None,
     ) -> None:
         self.spec = spec
         self.announce = announce
         self.stop = stop
+        self.host = host
         self.infos = list(bots)
         self.players = len(self.infos) if spec.players is None else spec.players
         if self.players != len(self.infos):
@@ -365,6 +376,18 @@ class Referee:
         if self.stop is not None and self.stop():
             raise MatchStopped("the match was stopped before it ended")
 
+    def _blame_host(self, retire: _Retire, since: float) -> None:
+        """Raise HostStalled when a timeout's window (``since`` until now) overlapped a
+        stall of the host: the bot's clock ran while nobody could read its answer."""
+        if retire.kind != TIMEOUT or self.host is None:
+            return
+        why = self.host(since, self.clock())
+        if why:
+            raise HostStalled(
+                f"a bot's clock ran out ({retire.reason}) while {why}: the host's fault, "
+                "not the bot's"
+            )
+
     # Phases of the match.
 
     def _greet(self, first_game: Game, first_seating: list[int], games: int) -> None:
@@ -383,13 +406,15 @@ class Referee:
                 time=time_control,
             )
             self._send(bot, hello)
-        deadline = self.clock() + self.spec.time.startup_s
+        greeted = self.clock()
+        deadline = greeted + self.spec.time.startup_s
         for bot in self.bots:
             if bot.retired:
                 continue
             try:
                 protocol.parse_ready(_exchange(bot.channel, None, deadline))
             except _Retire as retire:
+                self._blame_host(retire, greeted)
                 self._retire(bot, retire)
             except protocol.BadAnswer as bad:
                 self._retire(bot, _Retire(bad.kind, str(bad)))
@@ -408,11 +433,15 @@ class Referee:
             bank_s=bot.bank,
         )
         sent = self.clock()
-        line = _exchange(bot.channel, protocol.encode(message), sent + clock.move_s + bot.bank)
-        used = self.clock() - sent
-        over = max(0.0, used - clock.move_s)
-        if over > bot.bank:
-            raise _Retire(TIMEOUT, f"answered after {used:.3f} s, past the move limit and bank")
+        try:
+            line = _exchange(bot.channel, protocol.encode(message), sent + clock.move_s + bot.bank)
+            used = self.clock() - sent
+            over = max(0.0, used - clock.move_s)
+            if over > bot.bank:
+                raise _Retire(TIMEOUT, f"answered after {used:.3f} s, past the move limit and bank")
+        except _Retire as retire:
+            self._blame_host(retire, sent)
+            raise
         bot.bank -= over
         try:
             return protocol.parse_action(line, legal), used
@@ -579,6 +608,7 @@ def play_match(
     clock: Callable[[], float] = time.monotonic,
     announce: AnnounceStarts | None = None,
     stop: StopCheck | None = None,
+    host: HostCheck | None = None,
 ) -> MatchOutcome:
     """Play a whole match and return its outcome (call ``.to_json()`` to store it).
 
@@ -599,6 +629,9 @@ def play_match(
     for (all of them, then those not retired), so a caller can start them together.
     ``stop``, if given, is asked before every move and every block; when it says True the
     bots are closed and MatchStopped is raised (a cancelled match ends between moves).
+    ``host``, if given, is asked when a bot times out whether the host was stalled over
+    that window; when it says why, the bots are closed and HostStalled is raised (the
+    match is nobody's: play it again).
     """
     maker = make_game or default_game_maker(spec.game)
-    return Referee(spec, bots, start, maker, clock, announce, stop).run()
+    return Referee(spec, bots, start, maker, clock, announce, stop, host).run()

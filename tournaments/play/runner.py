@@ -30,6 +30,7 @@ from judge.protocol import FaultKind
 from judge.referee import (
     BotInfo,
     GameMaker,
+    HostStalled,
     MatchSpec,
     MatchStopped,
     TimeControl,
@@ -37,6 +38,7 @@ from judge.referee import (
     play_match,
     schedule,
 )
+from judge.stalls import StallWatch
 from sandbox.backend import Backend, Prestarts, Reuses
 from sandbox.channel import Channel
 from sandbox.lifecycle import ReuseTable, WarmTable
@@ -84,7 +86,9 @@ class UnreadableCode(ValueError):
     """A stored bot's code is not a zip that unpacks safely: no retry can change that."""
 
 
-__all__ = ["MatchStopped"]  # re-exported: what play() raises once its StopSignal is set
+# Re-exported: what play() raises once its StopSignal is set, and when a bot's clock ran
+# out while this worker was stalled.
+__all__ = ["HostStalled", "MatchStopped"]
 
 
 class StopSignal:
@@ -399,7 +403,9 @@ def play(
     is left when this returns, except with ``pool`` (the worker's default): its
     containers go back to the backend's pool for later matches (``sandbox.pool``), none
     having served two seatings of this match. ``make_game`` replaces the registry's
-    engine maker (the worker's reports each move to the live feed).
+    engine maker (the worker's reports each move to the live feed). A watchdog thread
+    (``judge.stalls``) notices this process being stalled: a bot timing out across a
+    stall raises HostStalled (its bots closed), the match being nobody's.
     """
     timings = Timings()
     spec = MatchSpec(
@@ -481,11 +487,19 @@ def play(
             return _TimedChannel(pending.pop(index), closing)
 
         began = time.perf_counter()
+        watch = StallWatch().start()
         try:
             outcome = play_match(
-                spec, bots, start, announce=start_together, stop=stop, make_game=make_game
+                spec,
+                bots,
+                start,
+                announce=start_together,
+                stop=stop,
+                make_game=make_game,
+                host=watch.stalled,
             )
         finally:
+            watch.stop()
             with closing.during():
                 for channel in pending.values():
                     with contextlib.suppress(Exception):

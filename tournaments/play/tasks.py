@@ -171,6 +171,12 @@ def play_match(self: Any, match_id: int) -> str:
     except runner.MatchStopped:
         keeper.stop()
         return stopped(match_id, attempt, signal.reason)
+    except runner.HostStalled as error:
+        keeper.stop()
+        lease.release_match(
+            match_id, attempt, stall_void(str(error)), settings.MATCH_VOID_RETRY_SECONDS
+        )
+        return "voided"
     except runner.InfrastructureError as error:
         keeper.stop()
         if error.lasting:  # no retry mends it: ended now, the message names the fix
@@ -209,6 +215,12 @@ def play_match(self: Any, match_id: int) -> str:
     except (OperationalError, InterfaceError) as error:
         raise self.retry(exc=error, countdown=settings.MATCH_LEASE_SECONDS + 1) from None
     return "stored" if done else "lost the lease"
+
+
+def stall_void(reason: str) -> str:
+    """The failure line of a match voided because this worker stalled (the page shows
+    lines that begin "voided")."""
+    return f"voided: {reason}; not rated, it is played again"
 
 
 def stopped(match_id: int, attempt: int, reason: str) -> str:
