@@ -22,6 +22,7 @@ from tournaments.api.errors import Conflict, over_quota
 from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.permissions import owns_version
 from tournaments.api.throttles import QuickMatchThrottle
+from tournaments.competitions import duels
 from tournaments.errors import ServiceError
 from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import BotVersion, Match, Seat
@@ -39,7 +40,8 @@ SEAT_COLUMNS = (
 
 
 class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
-    """Matches: results appear once a match is over; a seat's log only to its bot's owner."""
+    """Matches: results appear once a match is over; a seat's log only to its bot's owner;
+    a private duel's rounds only to the duel's owner (404 for others)."""
 
     filterset_class = filters.MatchFilter
     # Pages follow a cursor on the id (finished_at and enqueued_at may be empty).
@@ -50,7 +52,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         # seats, versions, bots and owners, and every column more is decoded per row.
         shown = (*SEAT_COLUMNS, "log") if self.action == "retrieve" else SEAT_COLUMNS
         seats = Seat.objects.select_related("version__bot__owner").only(*shown)
-        matches = Match.objects.prefetch_related(Prefetch("seats", queryset=seats))
+        matches = Match.objects.filter(duels.visible_matches(self.request.user))
+        matches = matches.prefetch_related(Prefetch("seats", queryset=seats))
         if self.action == "replay":
             return matches.select_related("replay")
         if self.action == "retrieve":

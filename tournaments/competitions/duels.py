@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -239,3 +239,17 @@ def cancel_duel(duel_id: int, user: User) -> Duel:
     _end(duel, Duel.Status.CANCELLED)
     wake.dispatch_after_commit()
     return duel
+
+
+def visible_matches(user: User | AnonymousUser, through: str = "") -> Q:
+    """The matches ``user`` may see, as a filter (``through``: the path from the rows
+    filtered to their match, e.g. ``"match__"`` for seats and replays): every match but
+    the rounds of another person's duel. A duel is its owner's alone (issue 42: its
+    rounds' pages, replays and live feeds were public); a house duel, with no owner, is
+    everyone's; staff see all, as they see every duel."""
+    if user.is_staff:
+        return Q()
+    seen = Q(**{f"{through}duel__isnull": True}) | Q(**{f"{through}duel__owner__isnull": True})
+    if user.is_authenticated:
+        seen |= Q(**{f"{through}duel__owner": user})
+    return seen

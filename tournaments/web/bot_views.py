@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import QuerySet
 from django.db.models.fields.json import KeyTransform
@@ -33,7 +34,7 @@ from tournaments.api.actions import upload_version
 from tournaments.api.permissions import owns_bot
 from tournaments.bots import bot_actions
 from tournaments.bots.uploads import Limits, UploadError, read_upload
-from tournaments.competitions import ladder
+from tournaments.competitions import duels, ladder
 from tournaments.errors import ServiceError
 from tournaments.guard.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
@@ -59,11 +60,14 @@ def seats_without_secrets() -> QuerySet[Seat]:
     )
 
 
-def recent_matches(bot: Bot, before: int | None = None) -> tuple[list[Match], int | None]:
-    """RECENT_MATCHES of the bot's matches, newest first (those before match ``before``
-    when given), and the key of the next page's ("more"), or None when there are no more.
-    The bot's seats are one range of the (bot, match) index at any depth."""
-    seats = Seat.objects.filter(bot=bot)
+def recent_matches(
+    bot: Bot, viewer: User | AnonymousUser, before: int | None = None
+) -> tuple[list[Match], int | None]:
+    """RECENT_MATCHES of the bot's matches that ``viewer`` may see (not another person's
+    duel), newest first (those before match ``before`` when given), and the key of the
+    next page's ("more"), or None when there are no more. The bot's seats are one range of
+    the (bot, match) index at any depth."""
+    seats = Seat.objects.filter(duels.visible_matches(viewer, "match__"), bot=bot)
     if before is not None:
         seats = seats.filter(match_id__lt=before)
     ids = list(
@@ -153,7 +157,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         versions = versions.defer("code", "check_report")
     history, days, deviations = rating_points(bot)
     before = requested_key(request, "matches_before")
-    matches, more = recent_matches(bot, before)
+    matches, more = recent_matches(bot, request.user, before)
     listed = list(versions)
     context: dict[str, Any] = {
         "bot": bot,

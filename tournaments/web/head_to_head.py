@@ -80,6 +80,7 @@ def _results(bot: Bot) -> tuple[dict[int, Counter[str]], dict[int, str]]:
     """Per opponent bot id: won, drawn, lost; and the opponents' names. Three queries."""
     match_ids = list(
         Seat.objects.filter(bot=bot, match__status=Match.Status.DONE)
+        .filter(match__duel__owner__isnull=True)  # a person's duel is theirs alone
         .order_by("-match_id")
         .values_list("match_id", flat=True)[:MATCHES]
     )

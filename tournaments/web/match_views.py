@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from judge import games
 from judge.engine import JSONDict
 from tournaments.api.permissions import owns_bot
+from tournaments.competitions import duels
 from tournaments.errors import ServiceError
 from tournaments.models import Match, Replay, Seat
 from tournaments.play import queued_work, replay_store
@@ -25,11 +26,12 @@ from tournaments.web.bot_views import seats_without_secrets
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """The match; while it is queued or played, ``?part=status`` is its status alone (the
     page follows it and shows the result once it is over)."""
+    seen = Match.objects.filter(duels.visible_matches(request.user))
     if request.GET.get("part") == "status":
-        match = get_object_or_404(Match.objects.only("id", "status"), pk=match_id)
+        match = get_object_or_404(seen.only("id", "status"), pk=match_id)
         return render(request, "web/_match_status.html", status_context(match))
     match = get_object_or_404(
-        Match.objects.select_related("tournament").prefetch_related(
+        seen.select_related("tournament").prefetch_related(
             Prefetch("seats", queryset=seats_without_secrets())
         ),
         pk=match_id,
@@ -170,9 +172,14 @@ def replay_frames(request: HttpRequest, match_id: int) -> HttpResponse:
     Frames are computed from the record once per game and seat, then served as kept
     (gzipped to clients that accept it).
     """
-    replay = Replay.objects.filter(match_id=match_id, match__status=Match.Status.DONE).first()
+    replay = Replay.objects.filter(
+        duels.visible_matches(request.user, "match__"),
+        match_id=match_id,
+        match__status=Match.Status.DONE,
+    ).first()
     if replay is None:
-        get_object_or_404(Match.objects.only("id"), pk=match_id)
+        seen = Match.objects.filter(duels.visible_matches(request.user))
+        get_object_or_404(seen.only("id"), pk=match_id)
         raise Http404("this match has no replay yet: it is shown once the match is over")
     try:
         game, seat = replays.checked_request(

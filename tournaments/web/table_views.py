@@ -25,6 +25,7 @@ from judge import games
 from judge.bots import policies
 from judge.engine import GameError
 from judge.games import game_class
+from tournaments.competitions import duels
 from tournaments.errors import ServiceError
 from tournaments.guard import boundedjson
 from tournaments.guard.limits import hit, ident_of, rate_for
@@ -274,8 +275,10 @@ def _open_question(match_id: int) -> dict[str, Any] | None:
 
 @require_GET
 def live(request: HttpRequest, match_id: int) -> JsonResponse:
-    """The public feed of a match for spectators, ``LIVE_DELAY_SECONDS`` behind."""
-    match = get_object_or_404(Match.objects.only("id", "status"), pk=match_id)
+    """The public feed of a match for spectators, ``LIVE_DELAY_SECONDS`` behind (a
+    private duel's rounds: its owner's alone)."""
+    seen = Match.objects.filter(duels.visible_matches(request.user))
+    match = get_object_or_404(seen.only("id", "status"), pk=match_id)
     try:
         after = _position(request, "after")
     except ServiceError as error:
