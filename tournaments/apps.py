@@ -13,7 +13,7 @@ class TournamentsConfig(AppConfig):
         from tournaments import wake
         from tournaments.bots import lookalikes
         from tournaments.config import served  # noqa: F401  (served: its check)
-        from tournaments.guard import lockout
+        from tournaments.guard import addresses, lockout
         from tournaments.models import Bot, Replay
         from tournaments.play import dispatch, replay_store, tasks, version_checks  # noqa: F401  (their tasks, by name)
 
@@ -26,3 +26,5 @@ class TournamentsConfig(AppConfig):
         post_save.connect(lookalikes.remember_bot, sender=Bot, dispatch_uid="bot-look")
         # A sign-in forgets its own name's failures, not its address's (issue 42).
         user_logged_in.connect(lockout.forget_own_failures, dispatch_uid="own-failures")
+        # Where accounts sign in from: one person's accounts share one person's share.
+        user_logged_in.connect(addresses.on_signed_in, dispatch_uid="account-address")

@@ -670,3 +670,26 @@ class NameSkeleton(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.look}"
+
+
+class AccountAddress(models.Model):
+    """A network an account registered, signed in or acted from (tournaments.guard.addresses):
+    its address cut to the network one person holds (an IPv4 /24, an IPv6 /64). Accounts
+    that share a network are one person to the scheduler (tournaments.play.shares), so
+    several accounts of one person get one person's share of the workers."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="addresses"
+    )
+    network = models.CharField(max_length=64)
+    first_seen = models.DateTimeField(default=timezone.now)
+    last_seen = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["user", "network"], name="unique_account_network"),
+        )
+        indexes = (models.Index(fields=["network", "last_seen"], name="address_network_seen"),)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} from {self.network}"

@@ -176,17 +176,17 @@ def test_one_owners_backlog_never_holds_up_anothers_first_check_or_quick_match()
     second = pending_check(newcomer, "second")
     assert not sent(second), "every process is busy: it waits for the next free one"
 
-    # The tournament's match ends: nobody's interactive work may take it (each owner is at
-    # the cap), and batch work leaves it idle for the next newcomer.
+    # The tournament's match ends: interactive work holds all it may (3 less BATCH_SHARE),
+    # so the tournament's next match takes the process: batch work keeps its share.
     finish_one_and_dispatch()
-    assert Match.objects.filter(tournament=cup, sent_at__isnull=False).count() == 1
-    assert dispatch.tournament_matches().filter(dispatch.IN_FLIGHT).count() == 0
+    assert Match.objects.filter(tournament=cup, sent_at__isnull=False).count() == 2
+    assert dispatch.tournament_matches().filter(dispatch.IN_FLIGHT).count() == 1
     # The newcomer's quick match ends: their check goes before any tournament match.
     with transaction.atomic():
         Match.objects.filter(pk=mine.pk).update(status=Match.Status.DONE)
     dispatch.dispatch()
     assert sent(second)
-    assert dispatch.tournament_matches().filter(dispatch.IN_FLIGHT).count() == 0
+    assert dispatch.tournament_matches().filter(dispatch.IN_FLIGHT).count() == 1
     # The flooder's check ends: its own next item goes (oldest first), one at a time.
     with transaction.atomic():
         BotVersion.objects.filter(pk=checks[0].pk).update(status=BotVersion.Status.ACCEPTED)

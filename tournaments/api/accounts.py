@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from tournaments.api import serializers
 from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.throttles import RegistrationThrottle
+from tournaments.guard import addresses
 from tournaments.guard.lockout import forget_own_failures, locked_out
 
 
@@ -39,6 +40,7 @@ class RegisterView(generics.CreateAPIView[User]):
                 data["username"], data.get("email", ""), data["password"]
             )
             user.token = Token.objects.create(user=user).key  # type: ignore[attr-defined]
+            addresses.remember_request(self.request, user)  # the person behind it
         serializer.instance = user
 
 
@@ -63,6 +65,7 @@ class TokenView(APIView):
         user = serializer.validated_data["user"]
         forget_own_failures(request._request, user)
         token, _ = Token.objects.get_or_create(user=user)
+        addresses.remember_request(request, user)
         return Response({"token": token.key})
 
 

@@ -56,6 +56,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "tournaments.guard.addresses.AddressMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -196,6 +197,22 @@ TOURNAMENT_SLOTS = env_int("TOURNAMENT_SLOTS", 0)
 if min(TOURNAMENT_SLOTS, INTERACTIVE_RESERVE, INTERACTIVE_OWNER_CAP) < 0:
     raise SettingError(
         "TOURNAMENT_SLOTS, INTERACTIVE_RESERVE and INTERACTIVE_OWNER_CAP must not be negative"
+    )
+# Shares by person (tournaments.play.shares, docs/deploy.md "Shares"): accounts seen from one
+# network (an IPv4 /SHARE_IPV4_PREFIX, an IPv6 /SHARE_IPV6_PREFIX) in the last
+# SHARE_ADDRESS_DAYS are one person; accounts with no accepted bot yet share one pool of
+# SHARE_NEWCOMER_SLOTS processes (0: one person's cap); interactive work leaves BATCH_SHARE
+# processes to batch work whenever some waits (with more processes than that).
+SHARE_IPV4_PREFIX = env_int("SHARE_IPV4_PREFIX", 24)
+SHARE_IPV6_PREFIX = env_int("SHARE_IPV6_PREFIX", 64)
+SHARE_ADDRESS_DAYS = env_int("SHARE_ADDRESS_DAYS", 30)
+SHARE_NEWCOMER_SLOTS = env_int("SHARE_NEWCOMER_SLOTS", 0)
+BATCH_SHARE = env_int("BATCH_SHARE", 1)
+if not (0 <= SHARE_IPV4_PREFIX <= 32 and 0 <= SHARE_IPV6_PREFIX <= 128):
+    raise SettingError("SHARE_IPV4_PREFIX must be 0-32 and SHARE_IPV6_PREFIX 0-128 (bits)")
+if min(SHARE_ADDRESS_DAYS, SHARE_NEWCOMER_SLOTS, BATCH_SHARE) < 0:
+    raise SettingError(
+        "SHARE_ADDRESS_DAYS, SHARE_NEWCOMER_SLOTS and BATCH_SHARE must not be negative"
     )
 # A running match's worker looks this often whether it was cancelled (then it stops it and
 # removes its bots).

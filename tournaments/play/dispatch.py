@@ -8,17 +8,24 @@ is free for it, so the broker never holds a backlog that could jump a queue:
   tournaments.play.tasks); the capacity is the sum over the workers heard from in the last three
   beats (``capacity``). A new worker raises it at its first beat, and a worker that stops
   beating drops out of it (a killed worker's matches come back through their leases).
-- **Interactive first, owners in turn.** Checks of new versions and quick matches go
-  first, to the ``interactive`` queue. Among the owners with some waiting, the next
-  process goes to the one with the fewest in flight, then the one served least recently
-  (round robin over owners: deficit round robin with one item per turn), and no owner holds
-  more than ``owner_cap`` of them at once, so a backlog of one person's slow checks leaves
-  processes for everybody else.
-- **Batch work leaves a reserve.** Tournament matches (owners in turn, the same rule) and
-  then the ladder go to the ``tournaments`` queue, only while INTERACTIVE_RESERVE processes
-  stay idle after them: a person's first check or quick match finds a free process at
-  once. The ladder only gets what no waiting tournament match wants.
-  TOURNAMENT_SLOTS and LADDER_SLOTS are optional caps on top (0: none).
+- **Interactive first, persons in turn.** Checks of new versions and quick matches go
+  first, to the ``interactive`` queue, shared by *person*, not by account
+  (tournaments.play.shares: accounts seen from one network are one person; accounts with
+  no accepted bot share one newcomers' pool). The next process goes to the person who
+  used least in the last half hour, then the one with the fewest in flight, served least
+  recently (``Turns``). A person holds at most ``owner_cap`` at once, plus one of the kind
+  they have none of in flight (a quick match beside their own upload's check) when that
+  leaves a process free or they used less than everyone else waiting, so a backlog of
+  one person's slow checks, from however many accounts, leaves processes for others.
+- **Each side keeps its share.** While batch work plays or waits, interactive work holds
+  at most all but BATCH_SHARE processes (``interactive_limit``); batch work leaves
+  INTERACTIVE_RESERVE processes idle for a person's first check or quick match, but
+  always may take its own BATCH_SHARE (``batch_room``). Tournament matches (owners in turn)
+  and then the ladder go to the ``tournaments`` queue; the ladder only gets what no
+  waiting tournament match wants. TOURNAMENT_SLOTS and LADDER_SLOTS are optional caps on
+  top (0: none).
+- **A dead worker's matches leave flight** as soon as its heartbeats stop
+  (``on_dead_workers``), not when their leases run out.
 
 ``dispatch`` runs whenever work arrives or ends (an upload, a quick match, a tournament
 started, cancelled or resumed, a match or check over), when a worker first announces
@@ -43,9 +50,10 @@ from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from judge.games import GAMES
 from tournaments.competitions import ladder
 from tournaments.models import BotVersion, Duel, Match, Tournament, Worker
-from tournaments.play import clocks
+from tournaments.play import clocks, shares
 
 #: The tasks the scheduler sends, by their stable names (tournaments.play.tasks,
 #: tournaments.play.version_checks).
@@ -69,6 +77,22 @@ CHECK_IN_FLIGHT = Q(status=BotVersion.Status.CHECKING) | Q(
 )
 
 Owner = int | None
+
+
+def on_dead_workers() -> Q:
+    """Running matches held by a worker whose heartbeats stopped (its row is older than
+    LIVE_BEATS beats: killed, or its host gone). They leave flight at once: the reaper
+    queues them again (tournaments.play.lease) without waiting for their leases."""
+    dead = Worker.objects.filter(seen_at__lt=live_since(timezone.now()))
+    held = Q(pk__in=[])
+    for name in dead.values_list("name", flat=True):
+        held |= Q(worker__startswith=f"{name}:")
+    return Q(status=Match.Status.RUNNING) & held
+
+
+def in_flight() -> Q:
+    """Matches that hold a process now: IN_FLIGHT but those of dead workers."""
+    return IN_FLIGHT & ~on_dead_workers()
 
 
 # The workers' capacity.
@@ -206,13 +230,24 @@ def _counts(rows: QuerySet[Any], owner: str) -> dict[Owner, int]:
 
 def in_flight_by_owner() -> dict[Owner, int]:
     """Tournament matches in flight per tournament owner (None: no owner)."""
-    return _counts(tournament_matches().filter(IN_FLIGHT).annotate(owner=BATCH_OWNER), "owner")
+    return _counts(tournament_matches().filter(in_flight()).annotate(owner=BATCH_OWNER), "owner")
+
+
+def interactive_in_flight_by_kind() -> dict[tuple[Owner, str], int]:
+    """Checks and quick matches in flight per owner (the bot's, the requester) and kind."""
+    busy = {
+        (owner, "quick"): n
+        for owner, n in _counts(quick_matches().filter(in_flight()), "requested_by").items()
+    }
+    for owner, n in _counts(BotVersion.objects.filter(CHECK_IN_FLIGHT), "bot__owner").items():
+        busy[(owner, "check")] = n
+    return busy
 
 
 def interactive_in_flight_by_owner() -> dict[Owner, int]:
-    """Checks and quick matches in flight per owner (the bot's, the requester)."""
-    busy = _counts(quick_matches().filter(IN_FLIGHT), "requested_by")
-    for owner, n in _counts(BotVersion.objects.filter(CHECK_IN_FLIGHT), "bot__owner").items():
+    """Checks and quick matches in flight per owner."""
+    busy: dict[Owner, int] = {}
+    for (owner, _), n in interactive_in_flight_by_kind().items():
         busy[owner] = busy.get(owner, 0) + n
     return busy
 
@@ -339,14 +374,11 @@ def fill_slots() -> list[int]:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [DISPATCH_LOCK])
     processes = capacity()
-    interactive = interactive_in_flight_by_owner()
+    interactive = sum(interactive_in_flight_by_owner().values())
     busy = in_flight_by_owner()
-    batch = sum(busy.values()) + ladder.in_flight()
-    free = processes - sum(interactive.values()) - batch
-    quick, checks = fill_interactive(free, interactive, owner_cap(processes))
-    # Batch work only while INTERACTIVE_RESERVE processes stay idle after it (``interactive``
-    # now counts the checks and quick matches just sent too).
-    room = batch_limit(processes) - sum(interactive.values()) - batch
+    batch = sum(busy.values()) + ladder.ladder_matches().filter(in_flight()).count()
+    quick, checks = fill_interactive(processes - interactive - batch, processes, batch)
+    room = batch_room(processes, interactive + len(quick) + len(checks), batch)
     if settings.TOURNAMENT_SLOTS:
         room = min(room, settings.TOURNAMENT_SLOTS - batch)
     matches = fill_tournaments(room, busy)
@@ -358,26 +390,164 @@ def fill_slots() -> list[int]:
     return [match.pk for match in quick + matches]
 
 
-def fill_interactive(free: int, busy: dict[Owner, int], cap: int) -> tuple[list[Match], list[int]]:
-    """Give up to ``free`` processes to waiting checks and quick matches, owners in turn,
-    each owner below ``cap`` in flight; marks them sent. The quick matches and the
+# The shares: how many processes each kind of work, and each person, may hold.
+
+
+def interactive_limit(processes: int, batch_in_flight: int) -> int:
+    """Processes checks and quick matches may hold together: all but BATCH_SHARE while
+    batch work (tournaments, duels, the ladder) plays or waits, so an interactive flood
+    never stops a tournament (with no more processes than BATCH_SHARE: all of them)."""
+    if processes <= settings.BATCH_SHARE:
+        return processes
+    if batch_in_flight or batch_waits():
+        return processes - settings.BATCH_SHARE
+    return processes
+
+
+def batch_waits() -> bool:
+    """Some batch work could use a process: a tournament or duel match waits, or a game's
+    ladder has two entrants or more."""
+    if waiting().exists():
+        return True
+    if not settings.LADDER_ENABLED:
+        return False
+    return any(len(ladder.entrant_bots(game)) >= 2 for game in GAMES)
+
+
+def batch_room(processes: int, interactive: int, batch: int) -> int:
+    """Processes batch work may take now: those left idle after INTERACTIVE_RESERVE, and
+    at least its own BATCH_SHARE whatever interactive work holds."""
+    free = processes - interactive - batch
+    leave_reserve = batch_limit(processes) - interactive - batch
+    own_share = min(settings.BATCH_SHARE, processes) - batch
+    return min(free, max(leave_reserve, own_share))
+
+
+@dataclass
+class Turns:
+    """Whose interactive item goes next: persons (tournaments.play.shares) in turn.
+
+    A person holds at most ``cap`` checks and quick matches at once, and one more of the
+    kind they have none of in flight (a quick match beside their own upload's check) when
+    that still leaves a process free, or when they used less than everyone else waiting.
+    Newcomers together hold at most ``pool_cap``. Among those who may, the next process
+    goes to the person who used least in the last usage window, then to the one with the
+    fewest in flight, served least recently, whose item waited longest.
+    """
+
+    share: dict[Owner, shares.Share]
+    busy: dict[tuple[str, str], int]
+    used: dict[str, float]
+    served: dict[str, float]
+    cap: int
+    pool_cap: int
+
+    @classmethod
+    def of(cls, owners: set[Owner], flight: dict[tuple[Owner, str], int], cap: int) -> Turns:
+        share = shares.shares_of(owners)
+        busy: dict[tuple[str, str], int] = {}
+        for (owner, kind), n in flight.items():
+            key = (share[owner].person, kind)
+            busy[key] = busy.get(key, 0) + n
+        served: dict[str, float] = {}
+        for owner, when in interactive_served().items():
+            if owner in share:
+                person = share[owner].person
+                served[person] = max(served.get(person, 0.0), when)
+        return cls(share, busy, shares.usage(share), served, cap, shares.pool_slots(cap))
+
+    def total(self, person: str) -> int:
+        return self.busy.get((person, "check"), 0) + self.busy.get((person, "quick"), 0)
+
+    def pool(self) -> int:
+        """Newcomers' items in flight."""
+        new = {s.person for s in self.share.values() if s.newcomer}
+        return sum(n for (person, _), n in self.busy.items() if person in new)
+
+    def candidate(
+        self, owner: Owner, items: deque[Item], spare: bool, lighter: bool
+    ) -> Item | None:
+        """The owner's item that may go now, if any (oldest first)."""
+        share = self.share[owner]
+        if share.newcomer and self.pool() >= self.pool_cap:
+            return None
+        total = self.total(share.person)
+        if total < self.cap:
+            return items[0]
+        if total > self.cap or not (spare or lighter):
+            return None
+        for item in items:  # one of each: a kind the person has none of in flight
+            if not self.busy.get((share.person, item.kind), 0):
+                return item
+        return None
+
+    def lighter(self, person: str, waiting: set[str]) -> bool:
+        """Did ``person`` use less than every other person with work waiting?"""
+        others = [self.used.get(other, 0.0) for other in waiting if other != person]
+        return bool(others) and self.used.get(person, 0.0) < min(others)
+
+    def rank(self, owner: Owner, item: Item) -> tuple[float, int, float, dt.datetime]:
+        person = self.share[owner].person
+        return (
+            self.used.get(person, 0.0),
+            self.total(person),
+            self.served.get(person, 0.0),
+            item.since,
+        )
+
+    def take(self, owner: Owner, item: Item) -> None:
+        person = self.share[owner].person
+        self.busy[(person, item.kind)] = self.busy.get((person, item.kind), 0) + 1
+        self.served[person] = timezone.now().timestamp()
+
+
+def next_interactive(
+    queues: dict[Owner, deque[Item]], turns: Turns, spare: bool
+) -> tuple[Owner, Item] | None:
+    """The owner and item that get the next process, or None when nobody may."""
+    waiting = {turns.share[owner].person for owner, items in queues.items() if items}
+    picks = []
+    for owner, items in queues.items():
+        if items:
+            lighter = turns.lighter(turns.share[owner].person, waiting)
+            item = turns.candidate(owner, items, spare, lighter)
+            if item is not None:
+                picks.append((turns.rank(owner, item), owner, item))
+    if not picks:
+        return None
+    _, owner, item = min(picks, key=lambda pick: pick[0])
+    return owner, item
+
+
+def fill_interactive(
+    free: int, processes: int, batch_in_flight: int
+) -> tuple[list[Match], list[int]]:
+    """Give up to ``free`` processes to waiting checks and quick matches, persons in turn
+    (``Turns``), within ``interactive_limit``; marks them sent. The quick matches and the
     version ids whose checks were sent."""
     if free <= 0:
         return [], []
     queues = interactive_queue()
-    served = interactive_served()
+    if not queues:
+        return [], []
+    flight = interactive_in_flight_by_kind()
+    turns = Turns.of(set(queues) | {owner for owner, _ in flight}, flight, owner_cap(processes))
+    running = sum(flight.values())
+    limit = interactive_limit(processes, batch_in_flight)
     quick: list[int] = []
     checks: list[int] = []
-    while free > 0:
-        owners = [o for o, items in queues.items() if items and busy.get(o, 0) < cap]
-        if not owners:
+    # A process stays free after an extra item even were batch work to arrive.
+    keep_free = min(limit, processes - settings.BATCH_SHARE)
+    while free > 0 and running < limit:
+        pick = next_interactive(queues, turns, spare=running + 1 < keep_free)
+        if pick is None:
             break
-        owner = min(owners, key=lambda o: (busy.get(o, 0), served.get(o, 0.0), queues[o][0].since))
-        item = queues[owner].popleft()
+        owner, item = pick
+        queues[owner].remove(item)
+        turns.take(owner, item)
         (quick if item.kind == "quick" else checks).append(item.pk)
-        busy[owner] = busy.get(owner, 0) + 1
-        served[owner] = timezone.now().timestamp()
         free -= 1
+        running += 1
     now = timezone.now()
     Match.objects.filter(pk__in=quick).update(sent_at=now)
     BotVersion.objects.filter(pk__in=checks).update(check_sent_at=now)
