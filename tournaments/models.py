@@ -260,6 +260,10 @@ class Ladder(models.Model):
         return f"ladder of {self.game}{' (paused)' if self.paused else ''}"
 
 
+#: A table not over yet: it holds its slot and its person (Match.Meta.constraints).
+LIVE_TABLE = models.Q(table_slot__isnull=False, status__in=("queued", "running"))
+
+
 class Match(models.Model):
     """One referee match at one table: who sits where, its seeds, and what happened.
 
@@ -329,12 +333,24 @@ class Match(models.Model):
         on_delete=models.SET_NULL,
         related_name="quick_matches",
     )
+    #: A person's table (tournaments.play.human_match): which of the TABLE_SLOTS it holds
+    #: while queued or running (null: not a table). The constraints below make one live
+    #: table per slot and per person hold under concurrent requests.
+    table_slot = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "matches"
+        constraints = (
+            models.UniqueConstraint(
+                fields=["table_slot"], condition=LIVE_TABLE, name="one_live_table_per_slot"
+            ),
+            models.UniqueConstraint(
+                fields=["requested_by"], condition=LIVE_TABLE, name="one_live_table_per_person"
+            ),
+        )
         ordering = (
             "tournament_id",
             "number",

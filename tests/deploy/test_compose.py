@@ -19,7 +19,7 @@ import yaml
 from tests.tournaments.test_env_example import listed_in_env_example
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_SERVICES = ("web", "worker", "beat")
+APP_SERVICES = ("web", "worker", "tables", "beat")
 
 
 def compose_command() -> list[str]:
@@ -103,6 +103,19 @@ def test_the_worker_scales_and_reaches_the_engine_with_pipes_at_the_host_path(
     assert ("/var/run/docker.sock", "/var/run/docker.sock") in bound
     pipe_root = worker["environment"]["JUDGE_PIPE_ROOT"]
     assert (pipe_root, pipe_root) in bound
+
+
+def test_tables_have_a_worker_of_their_own_that_the_match_workers_leave_alone(
+    config: dict[str, Any],
+) -> None:
+    tables, worker = config["services"]["tables"]["command"], config["services"]["worker"]
+    assert tables[:4] == ["celery", "-A", "tournaments", "worker"]
+    assert tables[tables.index("-Q") + 1] == "tables" and "--pool=threads" in tables
+    assert "--concurrency=8" in tables  # TABLE_SLOTS, a thread per table
+    assert config["services"]["tables"]["environment"]["TABLE_SLOTS"] == "8"
+    # The match workers name no queue: without -Q they take every queue but the tables'
+    # (tournaments.config.celery.choose_queues).
+    assert "-Q" not in worker["command"]
 
 
 def test_data_lives_in_named_volumes(config: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
-from tournaments.api import accounts, bots, duels, games, matches, tournaments
+from tournaments.api import accounts, bots, duels, games, matches, tables, tournaments
 
 router = DefaultRouter()
 router.register("bots", bots.BotViewSet, basename="bot")
@@ -14,6 +14,7 @@ router.register("versions", bots.VersionViewSet, basename="version")
 router.register("tournaments", tournaments.TournamentViewSet, basename="tournament")
 router.register("matches", matches.MatchViewSet, basename="match")
 router.register("duels", duels.DuelViewSet, basename="duel")
+router.register("tables", tables.TableViewSet, basename="table")
 
 urlpatterns = [
     path("", include(router.urls)),

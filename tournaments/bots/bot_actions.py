@@ -59,7 +59,17 @@ def check_again_if_host_failed(version: BotVersion) -> bool:
 @transaction.atomic
 def house_version(game: str, policy: str) -> BotVersion:
     """The (single, accepted) version of the house bot ``policy`` of ``game``."""
-    bot, _ = Bot.objects.get_or_create(
-        owner=None, game=game, name=f"house:{policy}", defaults={"house_policy": policy}
-    )
+    bot = owner_less_bot(game, f"house:{policy}", policy)
     return add_version(bot, b"", f"house:{game}:{policy}", BotVersion.Status.ACCEPTED)
+
+
+def owner_less_bot(game: str, name: str, policy: str) -> Bot:
+    """The site's own bot ``name`` of ``game`` (a house bot, the person's seat), made at
+    its first use. The unique name constraint does not cover bots without an owner (NULLs
+    differ), so concurrent first uses may make two alike: the oldest is the one used from
+    then on, and the other, as good, stays in the seats it was given."""
+    mine = Bot.objects.filter(owner=None, game=game, name=name).order_by("pk")
+    found = mine.first()
+    if found is None:
+        found = Bot.objects.create(owner=None, game=game, name=name, house_policy=policy)
+    return found

@@ -176,6 +176,17 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 QUEUES = ("interactive", "tournaments")
+# A person's table (tournaments.play.human_match, docs/tournaments.md "Tables") is played on
+# a queue of its own by a worker of its own (scripts/run and docker-compose.yml start it:
+# `celery -A tournaments worker -Q tables --pool threads --concurrency TABLE_SLOTS`), a thread
+# per table: a person's think time costs no CPU and holds none of the processes above, which
+# never take a table. At most TABLE_SLOTS tables are live (queued or being played) at once,
+# one per person; past that, "all tables are busy". A worker started without -Q consumes
+# QUEUES only (tournaments.play.table_worker).
+TABLES_QUEUE = "tables"
+TABLE_SLOTS = env_int("TABLE_SLOTS", 8)
+if TABLE_SLOTS < 0:
+    raise SettingError(f"TABLE_SLOTS={TABLE_SLOTS}: must not be negative (0: no tables)")
 # The scheduler (tournaments.play.dispatch, docs/deploy.md). Every kind of work waits in the
 # database and is sent as processes free: checks and quick matches ("interactive", served
 # first, owners in turn) on the interactive queue, then tournament matches (owners in turn)
@@ -187,7 +198,9 @@ QUEUES = ("interactive", "tournaments")
 # (0: none).
 # Each queue has its own exchange and routing key: bound to one default exchange, both
 # queues would receive a copy of every message.
-CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in QUEUES)
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, Exchange(name), routing_key=name) for name in (*QUEUES, TABLES_QUEUE)
+)
 CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_EXCHANGE = "interactive"
 CELERY_TASK_DEFAULT_ROUTING_KEY = "interactive"
 WORKER_HEARTBEAT_SECONDS = env_float("WORKER_HEARTBEAT_SECONDS", 5.0)

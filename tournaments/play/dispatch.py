@@ -27,6 +27,10 @@ is free for it, so the broker never holds a backlog that could jump a queue:
 - **A dead worker's matches leave flight** as soon as its heartbeats stop
   (``on_dead_workers``), not when their leases run out.
 
+- **Tables aside.** A person's table holds a table slot (TABLE_SLOTS, taken when it is
+  made) and goes to the ``tables`` queue, whose worker gives it a thread: it is never
+  counted above, nor sent to the processes that play bots (``fill_tables``).
+
 ``dispatch`` runs whenever work arrives or ends (an upload, a quick match, a tournament
 started, cancelled or resumed, a match or check over), when a worker first announces
 itself, and from the reaper (a lost message, a dead worker). Concurrent calls are
@@ -62,6 +66,7 @@ CHECK_VERSION = "tournaments.checks.check_version"
 
 INTERACTIVE = "interactive"
 TOURNAMENTS = "tournaments"
+TABLES = settings.TABLES_QUEUE
 #: The advisory lock held while capacity is counted and filled.
 DISPATCH_LOCK = 0x6A756467  # "judg"
 #: Beats a worker may miss before its processes no longer count.
@@ -193,7 +198,10 @@ def owned_by(owner: Owner) -> Q:
 
 
 def quick_matches() -> QuerySet[Match]:
-    return Match.objects.filter(tournament__isnull=True, ladder__isnull=True, duel__isnull=True)
+    """Quick matches: no tournament, ladder or duel, and no person's table (``tables``)."""
+    return Match.objects.filter(
+        tournament__isnull=True, ladder__isnull=True, duel__isnull=True, table_slot__isnull=True
+    )
 
 
 def due() -> Q:
@@ -384,10 +392,12 @@ def fill_slots() -> list[int]:
     matches = fill_tournaments(room, busy)
     if room > len(matches):  # no tournament match waits: the ladder may have what is left
         matches += ladder.fill(room - len(matches))
+    tables = fill_tables()
     send(quick, INTERACTIVE)
     send(matches, TOURNAMENTS)
+    send(tables, TABLES)
     send_checks(checks)
-    return [match.pk for match in quick + matches]
+    return [match.pk for match in quick + matches + tables]
 
 
 # The shares: how many processes each kind of work, and each person, may hold.
@@ -570,6 +580,23 @@ def fill_tournaments(room: int, busy: dict[Owner, int]) -> list[Match]:
         served[owners[0]] = now.timestamp()
         sent.append(match)
     return sent
+
+
+# A person's table has capacity of its own: the slot it took when it was made
+# (tournaments.play.human_match), played by the tables' worker (a thread each). Tables are
+# never counted above nor sent to the processes that play bots.
+
+
+def table_matches() -> QuerySet[Match]:
+    """People's tables (each holds a table slot while queued or running)."""
+    return Match.objects.filter(table_slot__isnull=False)
+
+
+def fill_tables() -> list[Match]:
+    """Every table waiting in the database, due, marked sent: its slot is its capacity."""
+    waiting_tables = list(table_matches().filter(due()).order_by("id"))
+    Match.objects.filter(pk__in=[t.pk for t in waiting_tables]).update(sent_at=timezone.now())
+    return waiting_tables
 
 
 def send(matches: Iterable[Match], queue: str) -> None:

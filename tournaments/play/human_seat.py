@@ -72,7 +72,18 @@ class PersonChannel:
         self.waiting: tuple[int, int] | None = None  # (game, move) of the open question
         self.ready: deque[bytes] = deque()
         self.closed = False
-        self.client.delete(answers_key(match_id))  # nothing answered before the match began
+        self._forget_early_answers()
+
+    def _forget_early_answers(self) -> None:
+        """Nothing answered before the match began counts, except leaving: a person who
+        left while the worker was starting the match is not asked at all."""
+        key = answers_key(self.match_id)
+        with self.client.pipeline() as pipe:  # MULTI: nothing posted between is lost
+            pipe.lrange(key, 0, -1)
+            pipe.delete(key)
+            early, _ = pipe.execute()
+        if LEAVE in early:
+            self.client.rpush(key, LEAVE)
 
     def send(self, line: bytes) -> None:
         if self.closed:

@@ -113,11 +113,13 @@ def usage(share: dict[Owner, Share]) -> dict[str, float]:
 def _quick_seconds(
     owners: Iterable[Owner], since: dt.datetime, now: dt.datetime
 ) -> Iterable[tuple[Owner, float]]:
-    """Each quick match's time on a process within the window."""
+    """Each quick match's time on a process within the window (a person's table holds
+    no process: its time is not counted)."""
     quick = Match.objects.filter(
         tournament__isnull=True,
         ladder__isnull=True,
         duel__isnull=True,
+        table_slot__isnull=True,
         requested_by_id__in=[owner for owner in owners if owner is not None],
         started_at__isnull=False,
     ).filter(Q(finished_at__gte=since) | Q(status=Match.Status.RUNNING))

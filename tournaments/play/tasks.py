@@ -358,7 +358,12 @@ LANGUAGES_EVERY_S = 60.0
 
 @worker_ready.connect
 def start_heartbeat(sender: Any = None, **_: Any) -> None:
-    """The worker is consuming: announce its processes from now on."""
+    """The worker is consuming: announce its processes from now on. The tables' worker
+    announces none: its threads wait on people and never count in the capacity that plays
+    bots (tournaments.play.dispatch)."""
+    if settings.TABLES_QUEUE in sender.app.amqp.queues.consume_from:
+        log.info("worker %s serves people's tables: it announces no capacity", sender.hostname)
+        return
     pool = sender.pool
 
     def processes() -> int:

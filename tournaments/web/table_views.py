@@ -126,6 +126,11 @@ def sit_down(request: HttpRequest, game: str) -> HttpResponse:
             except QuotaExceeded as error:
                 form.add_error(None, str(error))
                 return _form_page(request, game, form, live, 429)
+            except human_match.TablesBusy as error:
+                form.add_error(None, f"{str(error).capitalize()}.")
+                busy = _form_page(request, game, form, live, 503)
+                busy["Retry-After"] = str(error.retry_after)
+                return busy
             except (ServiceError, GameError) as error:
                 form.add_error(None, str(error))
             else:
@@ -255,12 +260,14 @@ def table_answer(request: HttpRequest, match_id: int) -> JsonResponse:
 @login_required
 @require_POST
 def table_leave(request: HttpRequest, match_id: int) -> JsonResponse:
-    """The person leaves the table: the engine plays their seat to the end of the match."""
+    """The person leaves the table: still queued, it is cancelled; being played, the
+    engine plays their seat to the end of the match. 409 once it is over."""
     match, _ = _own_table(request, match_id)
-    if match.status != Match.Status.RUNNING:
-        return JsonResponse({"error": f"the match is {match.status}, not running"}, status=409)
-    human_seat.post_leave(match.pk)
-    return JsonResponse({"ok": True})
+    try:
+        done = human_match.leave_table(match)
+    except ServiceError as error:
+        return JsonResponse({"error": str(error)}, status=409)
+    return JsonResponse({"ok": True, "done": done})
 
 
 def _open_question(match_id: int) -> dict[str, Any] | None:
