@@ -20,11 +20,13 @@ from django.utils.functional import cached_property
 
 from judge import games as registry
 from tournaments.competitions import competition_actions
+from tournaments.fairplay import voiding
 from tournaments.guard import queryparams
 from tournaments.models import (
     Bot,
     BotVersion,
     Duel,
+    FairPlayFlag,
     FieldPass,
     Ladder,
     Match,
@@ -272,3 +274,57 @@ class RatingHistoryAdmin(BigTableAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         return super().get_queryset(request).defer("match__replay", "match__result")
+
+
+@admin.register(FairPlayFlag)
+class FairPlayFlagAdmin(admin.ModelAdmin):
+    """The fair-play audits' flags with their evidence (docs/fair-play.md): staff dismiss
+    one, or void the version's rated results and recompute the ratings."""
+
+    list_display = (
+        "id",
+        "kind",
+        "game",
+        "version",
+        "partner",
+        "status",
+        "current",
+        "effect",
+        "statistic",
+        "p_value",
+        "threshold",
+        "deals",
+        "matches",
+        "updated_at",
+    )
+    list_select_related = ("version__bot", "partner__bot")
+    list_filter = ("status", "kind", "current", GameFilter)
+    # The status changes only by the actions (voiding recomputes; a plain edit would not).
+    readonly_fields = (*list_display[1:], "evidence", "created_at")
+    fields = (*readonly_fields, "note")
+    actions = ("dismiss", "void_and_recompute")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # flags come from the audits
+
+    @admin.action(description="Dismiss the selected flags (unfounded)")
+    def dismiss(self, request: HttpRequest, queryset: QuerySet[FairPlayFlag]) -> None:
+        for flag in queryset:
+            try:
+                voiding.dismiss(flag, f"by {request.user}")
+            except voiding.FlagClosed as closed:
+                self.message_user(request, str(closed), level="error")
+
+    @admin.action(description="Void the versions' rated results and recompute the ratings")
+    def void_and_recompute(self, request: HttpRequest, queryset: QuerySet[FairPlayFlag]) -> None:
+        for flag in queryset:
+            try:
+                done = voiding.void(flag, f"by {request.user}")
+            except voiding.FlagClosed as closed:
+                self.message_user(request, str(closed), level="error")
+                continue
+            self.message_user(
+                request,
+                f"flag {flag.pk}: {len(done.matches)} matches of version {done.version} "
+                f"voided; ratings recomputed ({done.ratings_changed} bots changed)",
+            )

@@ -709,3 +709,57 @@ class AccountAddress(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} from {self.network}"
+
+
+class FairPlayFlag(models.Model):
+    """What a fair-play audit found against a version (tournaments.fairplay): a version
+    that scores better in a deal's later rotations than in its first (``rotation``), or a
+    pair whose results together deviate from their ratings (``collusion``, ``partner``
+    the other version), beyond chance at the audit's threshold. Staff read the evidence
+    (the statistic, its p-value and threshold, the deals and matches it rests on) and
+    dismiss the flag or void the version's results (tournaments.fairplay.voiding).
+
+    One row per (kind, version, partner): each audit run refreshes its evidence;
+    ``current`` says whether the last run still found it beyond the threshold."""
+
+    class Kind(models.TextChoices):
+        ROTATION = "rotation"
+        COLLUSION = "collusion"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        DISMISSED = "dismissed"
+        VOIDED = "voided"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    game = models.CharField(max_length=32)
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="flags")
+    partner = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    current = models.BooleanField(default=True)
+    #: The test's statistic (a t or z value), its one-sided p-value and the threshold
+    #: it passed (Holm's, over the versions or pairs the run tested).
+    statistic = models.FloatField()
+    p_value = models.FloatField()
+    threshold = models.FloatField()
+    #: The size of the effect in the game's points a deal, and what it rests on.
+    effect = models.FloatField()
+    deals = models.PositiveIntegerField(default=0)
+    matches = models.PositiveIntegerField(default=0)
+    #: The rest of the evidence (the audit's finding as JSON: counts, the matches where
+    #: the effect showed most) and, once voided, the matches taken out of the ratings.
+    evidence = models.JSONField(default=dict, blank=True)
+    #: What staff decided and why (who, when: the admin's log).
+    note = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-id",)
+        indexes = (models.Index(fields=["status", "id"], name="flag_status_id"),)
+
+    def __str__(self) -> str:
+        partner = f" with {self.partner_id}" if self.partner_id else ""
+        return f"{self.kind} flag of version {self.version_id}{partner} ({self.status})"

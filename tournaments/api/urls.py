@@ -6,7 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
-from tournaments.api import accounts, bots, duels, games, matches, tables, tournaments
+from tournaments.api import accounts, bots, duels, fairplay, games, matches, tables, tournaments
 
 router = DefaultRouter()
 router.register("bots", bots.BotViewSet, basename="bot")
@@ -15,6 +15,7 @@ router.register("tournaments", tournaments.TournamentViewSet, basename="tourname
 router.register("matches", matches.MatchViewSet, basename="match")
 router.register("duels", duels.DuelViewSet, basename="duel")
 router.register("tables", tables.TableViewSet, basename="table")
+router.register("fairplay/flags", fairplay.FairPlayFlagViewSet, basename="fairplay-flag")
 
 urlpatterns = [
     path("", include(router.urls)),

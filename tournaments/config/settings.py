@@ -345,6 +345,17 @@ CELERY_BEAT_SCHEDULE["field-view"] = {
     "schedule": FIELD_PASS_SECONDS,
     "options": {"queue": "tournaments"},
 }
+# The fair-play audits (tournaments.fairplay, docs/fair-play.md): every
+# FAIR_PLAY_AUDIT_SECONDS each game's stored results are audited and its flags refreshed.
+FAIR_PLAY_AUDIT_SECONDS = env_float("FAIR_PLAY_AUDIT_SECONDS", 6 * 3600.0)
+if FAIR_PLAY_AUDIT_SECONDS <= 0:
+    raise SettingError(f"FAIR_PLAY_AUDIT_SECONDS={FAIR_PLAY_AUDIT_SECONDS}: must be positive")
+CELERY_IMPORTS.append("tournaments.play.fairplay_tasks")
+CELERY_BEAT_SCHEDULE["fair-play"] = {
+    "task": "tournaments.tasks.audit_fair_play",
+    "schedule": FAIR_PLAY_AUDIT_SECONDS,
+    "options": {"queue": "tournaments"},
+}
 
 # Abuse limits (docs/deploy.md, "Limits"): request size, rate limits, sign-in lockout.
 # A request body over REQUEST_MAX_BYTES is refused (413) before anything reads it; files
