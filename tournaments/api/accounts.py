@@ -20,6 +20,8 @@ from rest_framework.views import APIView
 from tournaments.api import serializers
 from tournaments.api.parsers import BoundedJSONParser
 from tournaments.api.throttles import RegistrationThrottle
+from tournaments.bots import lookalikes
+from tournaments.errors import ServiceError
 from tournaments.guard import addresses
 from tournaments.guard.lockout import forget_own_failures, locked_out
 
@@ -39,6 +41,10 @@ class RegisterView(generics.CreateAPIView[User]):
             user = User.objects.create_user(
                 data["username"], data.get("email", ""), data["password"]
             )
+            try:  # a look-alike made meanwhile undoes this one
+                lookalikes.claim_user_look(user)
+            except ServiceError as error:
+                raise ValidationError({"username": [str(error)]}) from None
             user.token = Token.objects.create(user=user).key  # type: ignore[attr-defined]
             addresses.remember_request(self.request, user)  # the person behind it
         serializer.instance = user

@@ -1,6 +1,6 @@
 """Making bots and their versions: each function one transaction (see docs/architecture.md).
 
-A bot's name is checked against look-alikes of known names first; a version is found by the
+A bot's name is checked against look-alikes of known names as it is made; a version is found by the
 hash of its code, so the same code uploaded twice is one version.
 """
 
@@ -17,17 +17,15 @@ from tournaments.models import Bot, BotVersion
 
 
 def create_bot(owner: User | None, game: str, name: str, house_policy: str = "") -> Bot:
+    """The new bot, or ServiceError when its name repeats the owner's or looks like a
+    known bot's of the game (a copy of a known bot's name must not pass for it: the look
+    is claimed in the transaction that makes the bot, lookalikes.claim_bot_look)."""
     game_class(game)  # refuses an unknown game, naming the ones there are
-    twin = lookalikes.bot_like(game, name, owner.pk if owner else None)
-    if twin is not None:  # a copy of a known bot's name must not pass for it (issue 31)
-        whose = twin.owner.username if twin.owner else "the house"
-        raise ServiceError(
-            f"a {game} bot of {whose} is named {twin.name!r}, which {name!r} looks like; "
-            "choose a name that looks different"
-        )
     try:
         with transaction.atomic():
-            return Bot.objects.create(owner=owner, game=game, name=name, house_policy=house_policy)
+            bot = Bot.objects.create(owner=owner, game=game, name=name, house_policy=house_policy)
+            lookalikes.claim_bot_look(bot)
+            return bot
     except IntegrityError:
         raise ServiceError(f"you already have a {game} bot named {name!r}") from None
 

@@ -80,23 +80,91 @@ def allowed(char: str, punctuation: str) -> bool:
     return char in punctuation or unicodedata.category(char)[0] in "LNM"
 
 
+#: Letters that two or three of another pass for, beyond Unicode's single-character
+#: look-alikes (UTS #39 maps only one character to another): compared in the skeleton's
+#: own letters (``cl`` is ``c1`` there).
+SEQUENCES = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+#: Latin ligatures NFKC keeps whole, written as the letters they join.
+LIGATURES = {"æ": "ae", "œ": "oe", "ĳ": "ij", "ꜳ": "aa", "ꝏ": "oo", "ᵫ": "ue"}
+
+
 def skeleton(name: str) -> str:
-    """The name as it looks: Unicode's UTS #39 skeleton, folded for case, so that two names
-    with one skeleton pass for each other (``ɑlice``, ``alıce``, ``aIice`` and ``a1ice``
-    all look like ``alice``; ``ᴀlice`` folds to it through its small capital).
+    """The name as it looks, so that two names with one skeleton pass for each other:
+    Latin letters without their marks (``ạlice``, ``álice``, ``malłory``: accents, dots,
+    strokes and bars dropped), then Unicode's UTS #39 skeleton folded for case (``ɑlice``,
+    ``alıce``, ``aIice`` and ``a1ice`` all look like ``alice``; ``ᴀlice`` folds to it
+    through its small capital), then the letters that a pair passes for (``rn`` for
+    ``m``, ``vv`` for ``w``, ``cl`` for ``d``).
 
     Each character becomes the chosen member of its class of look-alikes (Unicode's
     confusables.txt, as confusable-homoglyphs ships it), the text is case-folded, and
     both steps repeat until nothing changes (a folded letter may have look-alikes of its
-    own)."""
+    own); the pairs are then replaced until none is left (``rrnn`` is ``rmn``)."""
     text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name))
+    text = unicodedata.normalize("NFD", _plain_latin(text))
     for _ in range(4):
         shown = "".join(_prototype(char) for char in text).casefold()
         shown = unicodedata.normalize("NFD", shown)
         if shown == text:
             break
         text = shown
+    return _without_sequences(text)
+
+
+def _plain_latin(text: str) -> str:
+    """``text`` with every mark on a Latin letter dropped and every Latin letter with a
+    stroke, bar, hook or other part written as its base letter (``ł`` as ``l``, ``ø`` as
+    ``o``, found by its Unicode name: LATIN SMALL LETTER L WITH STROKE). Marks of other
+    scripts stay (an Indic vowel sign is a letter of its own)."""
+    kept: list[str] = []
+    latin = False
+    for char in text:
+        if unicodedata.combining(char) or unicodedata.category(char) == "Mn":
+            if not latin:
+                kept.append(char)
+            continue
+        plain = _latin_base(char)
+        latin = plain is not None
+        kept.append(plain if plain is not None else char)
+    return "".join(kept)
+
+
+@functools.cache
+def _latin_base(char: str) -> str | None:
+    """The plain Latin letters ``char`` is written as, or None when it is not Latin."""
+    named = unicodedata.name(char, "")
+    if not named.startswith("LATIN "):
+        return None
+    if char in LIGATURES or char.casefold() in LIGATURES:
+        plain = LIGATURES[char.casefold()]
+        return plain.upper() if char.isupper() else plain
+    base, found, _ = named.partition(" WITH ")
+    if not found:
+        return char
+    try:
+        return unicodedata.lookup(base)
+    except KeyError:
+        return char
+
+
+def _without_sequences(text: str) -> str:
+    for _ in range(4):
+        shown = text
+        for pair, single in _sequences():
+            shown = shown.replace(pair, single)
+        if shown == text:
+            break
+        text = shown
     return text
+
+
+@functools.cache
+def _sequences() -> tuple[tuple[str, str], ...]:
+    """SEQUENCES in the skeleton's letters (``cl`` is ``c1`` there, ``d`` stays ``d``)."""
+    return tuple(
+        ("".join(_prototype(c) for c in pair).casefold(), _prototype(single).casefold())
+        for pair, single in SEQUENCES
+    )
 
 
 def _prototype(char: str) -> str:

@@ -8,11 +8,14 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
 
+from tournaments.bots import lookalikes
+from tournaments.errors import ServiceError
 from tournaments.guard.limits import limited
 from tournaments.web.forms import SignupForm
 
@@ -22,7 +25,13 @@ from tournaments.web.forms import SignupForm
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        try:
+            with transaction.atomic():  # a look-alike made meanwhile undoes this one
+                user = form.save()
+                lookalikes.claim_user_look(user)
+        except ServiceError as error:
+            form.add_error("username", str(error))
+            return render(request, "web/signup.html", {"form": form})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}: upload your first bot.")
         return redirect("web:upload")
