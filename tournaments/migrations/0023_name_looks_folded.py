@@ -47,7 +47,7 @@ def looks(NameSkeleton: Any, kind: str, named: Any) -> list[Any]:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0021_account_addresses"),
+        ("tournaments", "0022_match_table_slot"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
