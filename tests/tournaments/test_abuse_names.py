@@ -189,7 +189,7 @@ def test_the_migration_keeps_names_that_now_look_alike_and_says_so(
     holds the look, the younger's is marked, and the migration names it."""
     older = User.objects.create_user("mallory")
     younger = User.objects.create_user("rnallory")  # made before the fold joined them
-    migration = importlib.import_module("tournaments.migrations.0023_name_looks_folded")
+    migration = importlib.import_module("tournaments.migrations.0024_name_looks_folded")
     migration.recompute_looks(django_apps, None)
     looks = dict(NameSkeleton.objects.filter(kind="user").values_list("user_id", "look"))
     assert looks == {older.pk: "ma110ry", younger.pk: f"ma110ry#user{younger.pk}"}

@@ -47,7 +47,7 @@ def looks(NameSkeleton: Any, kind: str, named: Any) -> list[Any]:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0022_match_table_slot"),
+        ("tournaments", "0023_fair_play_flags"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
