@@ -14,7 +14,7 @@ from django.utils import timezone
 from judge.games import GAMES
 from judge.rng import derive_seed
 from tournaments import wake
-from tournaments.competitions import ladder
+from tournaments.competitions import ladder, owners
 from tournaments.competitions.schedule import schedule
 from tournaments.errors import ServiceError
 from tournaments.game_settings import checked_settings
@@ -53,11 +53,12 @@ def start_tournament(tournament_id: int) -> Tournament:
     """Make every match of the schedule, queued in the database; the dispatcher sends
     them to the workers a few at a time, in the schedule's order (tournaments.play.dispatch)."""
     tournament = _locked_tournament(tournament_id, [Tournament.Status.DRAFT], ", not a draft")
-    entrants = list(tournament.participants.order_by("id"))
+    entrants = list(tournament.participants.select_related("bot").order_by("id"))
     tables = schedule(len(entrants), tournament.table_size, tournament.rounds, tournament.seed)
     quotas.check_start(tournament.owner, len(tables))
     now = timezone.now()
     for number, table in enumerate(tables):
+        seated = [entrants[p] for p in table]
         match = Match.objects.create(
             tournament=tournament,
             number=number,
@@ -66,14 +67,15 @@ def start_tournament(tournament_id: int) -> Tournament:
             options=tournament.options,
             games=tournament.games_per_pairing,
             duplicate=tournament.duplicate,
-            rated=tournament.rated,
+            # A table of one owner's bots is played unrated (owners.py).
+            rated=tournament.rated and not owners.one_owner_twice(seated),
             seed=derive_seed(tournament.seed, "match", number),
             time_control=tournament.time_control,
             limits=tournament.limits,
             enqueued_at=now,
         )
         Seat.objects.bulk_create(
-            Seat(match=match, index=i, version=entrants[p]) for i, p in enumerate(table)
+            Seat(match=match, index=i, version=v) for i, v in enumerate(seated)
         )
     tournament.status = Tournament.Status.RUNNING
     tournament.matches_total = len(tables)

@@ -33,7 +33,7 @@ from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from judge.games import GAMES, game_class
-from tournaments.competitions import matchmaking
+from tournaments.competitions import matchmaking, owners
 from tournaments.competitions.time_control import standard_time_control
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat
 from tournaments.rating.global_rating import START_DEVIATION
@@ -119,7 +119,8 @@ def players(versions: Sequence[BotVersion]) -> list[Player]:
         mu = rating.elo if rating is not None else START_ELO
         played = own.get(version.pk, rating.matches if rating is not None else 0)
         sigma = uncertainty(rating, own.get(version.pk))
-        result.append(matchmaking.Player(version.pk, mu, sigma, played))
+        owner = owners.code_owner(version)
+        result.append(matchmaking.Player(version.pk, mu, sigma, played, owner))
     return result
 
 
@@ -197,7 +198,7 @@ def plan(game: str, tables: int, explore: random.Random | None = EXPLORE) -> Pla
     ratings themselves, as ``manage.py ladder plan`` shows them)."""
     ladder = ladder_of(game)
     versions = entrants(game)
-    size = table_size(ladder, len(versions))
+    size = table_size(ladder, owners.seatable(versions))
     busy = busy_versions(game)
     if ladder.paused:
         return Plan(game, size, [], len(versions), len(busy), "paused")

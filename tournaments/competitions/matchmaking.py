@@ -23,10 +23,11 @@ So new bots and new versions (sigma 350) play first, each against opponents near
 rating; neighbours on the ladder meet often, but not the same two again and again. Tables
 are picked greedily: the anchors are the unsettled players in the most valuable pairs
 (every pair is scored), each grown seat by seat with the player that adds most gain; the
-best table is played, its players leave the pool, and so on. A player whose sigma is at or
-below ``target`` is settled: it still serves as an opponent, but no table is made for it
-alone. ``sigma_after`` gives each seat's expected deviation after the match (shown by
-``manage.py ladder plan``).
+best table is played, its players leave the pool, and so on. Two players of one owner
+never share a table (``Player.owner``: their bots could tell each other their hands). A
+player whose sigma is at or below ``target`` is settled: it still serves as an opponent,
+but no table is made for it alone. ``sigma_after`` gives each seat's expected deviation
+after the match (shown by ``manage.py ladder plan``).
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ class Player(Generic[K]):
     mu: float
     sigma: float
     games: int = 0
+    #: Who owns the player: two players of one owner never share a table (their bots
+    #: could tell each other their hands, docs/fair-play.md); None (a house bot): anyone's.
+    owner: Hashable | None = None
+
+
+def same_owner(a: Player[K], b: Player[K]) -> bool:
+    """Whether the two players have one owner (house bots have none: never)."""
+    return a.owner is not None and a.owner == b.owner
 
 
 @dataclass(frozen=True)
@@ -217,12 +226,13 @@ def best_table(
     anchors = heapq.nsmallest(
         ANCHORS, unsettled, key=lambda p: (-best_pair(p), p.games, order[id(p)])
     )
-    candidates = (complete(anchor, players, size, units, pairs) for anchor in anchors)
+    tried = (complete(anchor, players, size, units, pairs) for anchor in anchors)
+    candidates = [pick for pick in tried if pick is not None]
 
     def rank(pick: Pick[K]) -> tuple[float, int, int]:
         return (-pick.gain, sum(p.games for p in pick.seats), order[id(pick.seats[0])])
 
-    return min(candidates, key=rank)
+    return min(candidates, key=rank) if candidates else None
 
 
 def complete(
@@ -231,8 +241,9 @@ def complete(
     size: int,
     units: int,
     pairs: Pairs[K] | None = None,
-) -> Pick[K]:
-    """The anchor's table: each further seat goes to the player that adds most gain."""
+) -> Pick[K] | None:
+    """The anchor's table: each further seat goes to the player that adds most gain,
+    never to one whose owner already has a seat there (None: no such table)."""
     pairs = pairs or Pairs()
     table = [anchor]
     shrink = units / (1.0 + PAIR_CORRELATION * (size - 2))
@@ -240,12 +251,13 @@ def complete(
         seated = {id(p) for p in table}
         best, best_key = None, (-math.inf, 0)
         for p in players:
-            if id(p) in seated:
+            if id(p) in seated or any(same_owner(p, q) for q in table):
                 continue
             key = (pairs.gain([*table, p], shrink), -p.games)
             if key > best_key:
                 best, best_key = p, key
-        assert best is not None  # the caller leaves at least ``size`` players
+        if best is None:
+            return None
         table.append(best)
     # The most uncertain first: the same table found from two anchors is the same pick.
     seats = sorted(table, key=lambda p: -p.sigma)
@@ -270,9 +282,13 @@ class Pairs(Generic[K]):
         their time recomputing this maximum)."""
         ranked = self.ranked.get(id(a))
         if ranked is None:
-            gains = ((self.pair(a, b, shrink), id(b)) for b in players if b is not a)
+            gains = (
+                (self.pair(a, b, shrink), id(b))
+                for b in players
+                if b is not a and not same_owner(a, b)
+            )
             ranked = self.ranked[id(a)] = sorted(gains, reverse=True)
-        return next(gain for gain, b in ranked if b in left)
+        return next((gain for gain, b in ranked if b in left), 0.0)
 
     def pair(self, a: Player[K], b: Player[K], shrink: float) -> float:
         key = (id(a), id(b)) if id(a) < id(b) else (id(b), id(a))
