@@ -20,7 +20,8 @@ SCHED_OTHER, the CPU affinity the container started with, the default I/O priori
 umask 022, no supplementary groups, the environment the container started with (plus
 the seating's), /bot as its folder, then the bot's user and group, so no capability is
 left. /tmp is emptied by a helper running as the bot's user (folders the bot made
-unreadable included), after every bot process is killed.
+unreadable included), after every bot process is killed, and /tmp's times are put back
+to the container's start.
 
 Protocol, one line each way on the control FIFOs (fd ``CONTROL_IN``/``CONTROL_OUT``):
 ``hello`` (sent once, at start); ``clean`` -> ``clean`` | ``dirty REASON``: every other
@@ -71,6 +72,10 @@ class Start:
             if name.startswith("RLIMIT_") and isinstance(number, int)
         }
         self.cpus = os.sched_getaffinity(0)
+        #: /tmp's times as the container made it, put back by every clean: a bot may set
+        #: them (to "now", by writing there or by utime) and the next seating read them.
+        stat = os.stat(TMP)
+        self.tmp_times = (stat.st_atime_ns, stat.st_mtime_ns)
 
 
 def alone() -> bool:
@@ -130,9 +135,16 @@ def as_bot(start: Start, job: Callable[[], str]) -> str:
     return "" if os.waitstatus_to_exitcode(status) == 0 else "/tmp is not empty"
 
 
+def reset_tmp_times(start: Start) -> str:
+    """Put /tmp's access and change times back to the container's start (its owner, this
+    process, may set them; its ctime becomes the clean's, which no bot chooses)."""
+    os.utime(TMP, ns=start.tmp_times)
+    return ""
+
+
 def clean(start: Start) -> str:
     try:
-        return kill_all() or as_bot(start, empty_tmp)
+        return kill_all() or as_bot(start, empty_tmp) or reset_tmp_times(start)
     except (OSError, RecursionError) as error:
         return f"{type(error).__name__}: {error}"
 
