@@ -69,15 +69,18 @@ def worker(
     env: dict[str, str] | None = None,
     processes: int = 1,
     kill: bool = False,
+    extra: tuple[str, ...] = (),
 ) -> Iterator[None]:
     """A Celery worker (``processes`` processes, prefetch 1) logging to ``folder/name.log``,
     ready when this yields, stopped by its PID afterwards (``kill``: at once, not after
-    the work it holds). ``env`` adds to this process's."""
+    the work it holds). ``env`` adds to this process's; ``extra`` to its command line (a
+    later ``--pool`` wins)."""
     log = folder / f"{name}.log"
     command = [
         sys.executable, "-m", "celery", "-A", "tournaments", "worker", "--hostname",
         f"{name}@%h", "--pool", "prefork", "--concurrency", str(processes), "--prefetch-multiplier",
         "1", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO",
+        *extra,
     ]  # fmt: skip
     environment = {**os.environ, "DATABASE_URL": database_url, **(env or {})}
     with log.open("wb") as out:

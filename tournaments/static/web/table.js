@@ -105,7 +105,8 @@
       /* retried at the next tick */
     }
     if (over) {
-      closeQuestion("The match is over.");
+      const cancelled = byId("table-status").textContent === "cancelled";
+      closeQuestion(cancelled ? "The table was cancelled before the match began." : "The match is over.");
       byId("table-leave").disabled = true;
       byId("table-done").hidden = false;
     } else setTimeout(poll, every);
