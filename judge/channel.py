@@ -8,11 +8,14 @@ exceptions. A sandbox channel (which raises ``sandbox.channel`` exceptions) is w
 
 Whatever a channel raises, the referee turns it into a fault of the bot's seat: an
 unexpected exception is a fault too, never an escape.
+
+A channel that can count the CPU seconds of the bot behind it is also ``CpuClocked``: the
+referee then times the bot by them (``judge.bot_clock``).
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class BotGone(Exception):
@@ -50,3 +53,13 @@ class BotChannel(Protocol):
 
     def close(self) -> None:
         """Stop the bot and release what it held; never hangs, safe to call twice."""
+
+
+@runtime_checkable
+class CpuClocked(Protocol):
+    """A channel that counts the CPU seconds its bot's processes used (a container's
+    cgroup, a local process's times), read by the referee before and after each question."""
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds used so far (a counter: only differences mean anything); None when
+        they cannot be read now (the referee then falls back to the wall clock)."""

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import judge
-from judge import protocol
+from judge import bot_clock, protocol
+from judge.bot_clock import WALL_FACTOR, CpuReader, Mark, Spent
 from judge.channel import BotChannel, BotGone, BotLineTooLong, BotTimeout
 from judge.engine import Action, Game, JSONDict, Result
 from judge.games import new_game
@@ -65,6 +66,8 @@ class TimeControl:
 
     A move that takes longer than ``move_s`` draws the excess from the bank; a bot whose
     answer has not come when both are spent times out. The defaults suit a Python bot.
+    The seconds are the bot's CPU seconds where its channel counts them, with a wall
+    clock ``bot_clock.WALL_FACTOR`` times as long behind them; else wall seconds.
     """
 
     startup_s: float = 10.0
@@ -254,6 +257,10 @@ class _Bot:
     index: int
     channel: BotChannel
     bank: float
+    #: The wall clock's bank behind a CPU clock (``bot_clock``).
+    wall_bank: float = 0.0
+    #: The channel's CPU counter (None: the bot is timed on the wall clock).
+    cpu: CpuReader | None = None
     retired: bool = False
     log: str = ""
     closed: bool = False
@@ -264,23 +271,56 @@ class _Bot:
 
 
 class _Retire(Exception):
-    """Internal: the current bot must be retired with this fault (never escapes)."""
+    """Internal: the current bot must be retired with this fault (never escapes).
 
-    def __init__(self, kind: FaultKind, reason: str, text: bytes | str = b"") -> None:
+    ``wall``: a timeout of the wall clock, which a stalled host can cause (the referee
+    asks its ``host`` check); a bot over its CPU clock is late whatever the host did."""
+
+    def __init__(
+        self, kind: FaultKind, reason: str, text: bytes | str = b"", wall: bool = False
+    ) -> None:
         super().__init__(reason)
         self.kind = kind
         self.reason = reason
         self.text = shorten(text)
+        self.wall = wall
 
 
-def _exchange(channel: BotChannel, line: bytes | None, deadline: float) -> bytes:
-    """Send ``line`` (if any) and wait for the answer, turning channel trouble into _Retire."""
+@dataclass(frozen=True)
+class _Ask:
+    """One question's clocks: when it was asked, the bot's limit, the wall's, and what
+    the limit is called in a fault; ``after_check``: see ``bot_clock.await_line``."""
+
+    since: Mark
+    limit: float
+    wall_limit: float
+    what: str
+    after_check: bool = True
+
+
+def _exchange(
+    bot: _Bot, line: bytes | None, ask: _Ask, clock: bot_clock.Clock
+) -> tuple[bytes, Spent]:
+    """Send ``line`` (if any) and wait for the answer under the bot's clocks, turning
+    channel trouble into _Retire."""
+    channel = bot.channel
     try:
         if line is not None:
             channel.send(line)
-        return channel.recv(deadline)
+        return bot_clock.await_line(
+            channel,
+            bot.cpu,
+            ask.since,
+            ask.limit,
+            ask.wall_limit,
+            ask.what,
+            clock,
+            after_check=ask.after_check,
+        )
+    except bot_clock.OutOfTime as late:
+        raise _Retire(TIMEOUT, str(late), wall=late.wall) from None
     except BotTimeout as error:
-        raise _Retire(TIMEOUT, f"no answer in time ({error})") from None
+        raise _Retire(TIMEOUT, f"no answer in time ({error})", wall=True) from None
     except BotGone as error:
         raise _Retire(CLOSED, f"the bot's output ended ({error})") from None
     except BotLineTooLong as error:
@@ -379,7 +419,7 @@ class Referee:
     def _blame_host(self, retire: _Retire, since: float) -> None:
         """Raise HostStalled when a timeout's window (``since`` until now) overlapped a
         stall of the host: the bot's clock ran while nobody could read its answer."""
-        if retire.kind != TIMEOUT or self.host is None:
+        if retire.kind != TIMEOUT or not retire.wall or self.host is None:
             return
         why = self.host(since, self.clock())
         if why:
@@ -392,6 +432,8 @@ class Referee:
 
     def _greet(self, first_game: Game, first_seating: list[int], games: int) -> None:
         time_control = self.spec.time.to_json()
+        startup = self.spec.time.startup_s
+        asks = {}
         for bot in self.bots:
             if bot.retired:
                 continue
@@ -405,16 +447,19 @@ class Referee:
                 games=games,
                 time=time_control,
             )
+            since = bot_clock.mark(bot.cpu, self.clock)
+            asks[bot.index] = _Ask(
+                since, startup, WALL_FACTOR * startup, "the start-up limit", after_check=False
+            )
             self._send(bot, hello)
-        greeted = self.clock()
-        deadline = greeted + self.spec.time.startup_s
         for bot in self.bots:
             if bot.retired:
                 continue
+            ask = asks[bot.index]
             try:
-                protocol.parse_ready(_exchange(bot.channel, None, deadline))
+                protocol.parse_ready(_exchange(bot, None, ask, self.clock)[0])
             except _Retire as retire:
-                self._blame_host(retire, greeted)
+                self._blame_host(retire, ask.since.wall)
                 self._retire(bot, retire)
             except protocol.BadAnswer as bad:
                 self._retire(bot, _Retire(bad.kind, str(bad)))
@@ -432,17 +477,20 @@ class Referee:
             move_s=clock.move_s,
             bank_s=bot.bank,
         )
-        sent = self.clock()
+        since = bot_clock.mark(bot.cpu, self.clock)
+        wall_move = WALL_FACTOR * clock.move_s
+        ask = _Ask(
+            since, clock.move_s + bot.bank, wall_move + bot.wall_bank, "the move limit and bank"
+        )
         try:
-            line = _exchange(bot.channel, protocol.encode(message), sent + clock.move_s + bot.bank)
-            used = self.clock() - sent
-            over = max(0.0, used - clock.move_s)
-            if over > bot.bank:
-                raise _Retire(TIMEOUT, f"answered after {used:.3f} s, past the move limit and bank")
+            line, spent = _exchange(bot, protocol.encode(message), ask, self.clock)
         except _Retire as retire:
-            self._blame_host(retire, sent)
+            self._blame_host(retire, since.wall)
             raise
-        bot.bank -= over
+        bot.bank -= max(0.0, spent.charged - clock.move_s)
+        if spent.cpu is not None:
+            bot.wall_bank -= max(0.0, spent.wall - wall_move)
+        used = spent.wall
         try:
             return protocol.parse_action(line, legal), used
         except protocol.BadAnswer as bad:
@@ -537,12 +585,15 @@ class Referee:
         )
         if self.announce is not None:
             self.announce(wanted)
+        bank = self.spec.time.bank_s
         for index in wanted:
             if first_block:
-                self.bots.append(_Bot(index, self.start(index), self.spec.time.bank_s))
+                self.bots.append(_Bot(index, self.start(index), bank, WALL_FACTOR * bank))
             else:
                 bot = self.bots[index]
                 bot.channel, bot.closed = self.start(index), False
+            bot = self.bots[index]
+            bot.cpu = bot_clock.cpu_reader(bot.channel)
 
     def _totals(self) -> Result:
         totals = [0.0] * len(self.infos)

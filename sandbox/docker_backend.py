@@ -203,6 +203,11 @@ class DockerBackend:
             return None
         return cgroups.weighted_parent(BOTS_CGROUP, shares)
 
+    def _cpu_counter(self, container: Container) -> cgroups.CpuCounter:
+        """The container's CPU seconds, from its cgroup (``sandbox.cgroups``): each bot's
+        clock (``judge.bot_clock``)."""
+        return cgroups.CpuCounter(str(container.id), self.cgroup_parent)
+
     def image_of(self, runtime: Runtime) -> str:
         """The image a runtime's bots run (and build) in; SandboxError if it is missing."""
         if runtime is PYTHON:
@@ -261,6 +266,7 @@ class DockerBackend:
             timer = threading.Timer(limits.wall_clock_s, _kill, args=(container,))
             timer.daemon = True
             channel = self._channel(container, seat, limits, timer)
+            channel.cpu_clock = self._cpu_counter(container)
             try:
                 container.start()
             except BaseException:
@@ -299,6 +305,7 @@ class DockerBackend:
         seat, container, timer = self._created_in_seat(code, label, limits, env, reused=False)
         removal = _removal(container, seat, timer)
         channel = WarmChannel(seat, limits, self.grace_s, removal, self.removals)
+        channel.cpu_clock = self._cpu_counter(container)
         try:
             container.start()
         except BaseException as error:
@@ -374,6 +381,7 @@ class DockerBackend:
             removal,
             self.removals,
             kill=(lambda: _kill(container)) if per_seating else None,
+            cpu=self._cpu_counter(container),
         )
         try:
             container.start()

@@ -14,6 +14,7 @@ thread, so a flood of output costs the bot its seat, never the referee's memory.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import math
 import os
@@ -148,6 +149,7 @@ class LocalChannel(StreamChannel):
         self._poller.register(self._out, select.POLLIN)
         self._kill_after = math.inf  # set by close: when the process group is killed
         self._stderr = _StderrDrain(process.stderr, limits.stderr_bytes)
+        self.cpu_clock = functools.partial(process_cpu_seconds, process.pid)
 
     def stderr(self) -> bytes:
         return self._stderr.text()
@@ -219,6 +221,26 @@ class LocalChannel(StreamChannel):
         if code < 0:
             return f"killed by signal {signal.Signals(-code).name}"
         return f"exited with status {code}"
+
+
+#: /proc/PID/stat counts CPU time in these units.
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds of process ``pid``, its threads and the children it reaped (user and
+    system: /proc/PID/stat's utime, stime, cutime, cstime, in ticks of 10 ms); None once
+    it is gone. Children still running are not counted: the local backend is for
+    development (docs/sandbox.md), the Docker one counts the container's every process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()
+    try:
+        return sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
+    except (ValueError, IndexError):
+        return None
 
 
 def _exited(pid: int) -> bool:

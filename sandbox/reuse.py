@@ -49,7 +49,9 @@ class ReusedSeat:
 
     ``kill``, if given, is each seating's wall clock: it ends the container when a
     seating outlives ``limits.wall_clock_s`` (a pooled container lives much longer than
-    one bot's allowance, so its own clock cannot be the seating's).
+    one bot's allowance, so its own clock cannot be the seating's). ``cpu``, if given,
+    reads the container's CPU seconds: every seating's channel gets it (the referee
+    takes differences, so each seating is charged only what it used).
     """
 
     def __init__(
@@ -61,6 +63,7 @@ class ReusedSeat:
         removal: Callable[[], None],
         removals: Removals,
         kill: Callable[[], None] | None = None,
+        cpu: Callable[[], float | None] | None = None,
     ) -> None:
         self.folder = folder
         self.limits = limits
@@ -79,6 +82,7 @@ class ReusedSeat:
         #: The matches it has served (``sandbox.pool``: never the same one twice).
         self.served: frozenset[str] = frozenset()
         self._kill = kill
+        self._cpu = cpu
         self._clock: threading.Timer | None = None
 
     def greeted(self) -> None:
@@ -105,6 +109,7 @@ class ReusedSeat:
         except BaseException:
             seating.remove()
             raise
+        channel.cpu_clock = self._cpu  # the container's: each move is timed by what it adds
         try:
             self._command(line, "spawned")
         except BaseException:

@@ -60,6 +60,9 @@ class StreamChannel:
         self._io = threading.Lock()
         self._released = False
         self._stopped = False
+        #: Reads the CPU seconds of the bot's processes (its container's cgroup), set by
+        #: the backend that knows where they are counted; None: not counted.
+        self.cpu_clock: Callable[[], float | None] | None = None
 
     def send(self, line: bytes) -> None:
         if self._closed or self._ended:
@@ -93,6 +96,11 @@ class StreamChannel:
         if self._closed or line is None:
             raise ChannelClosed("the channel was closed")
         return line
+
+    def cpu_seconds(self) -> float | None:
+        """The bot's CPU seconds so far (``judge.bot_clock`` times it by them); None when
+        they are not counted or cannot be read."""
+        return self.cpu_clock() if self.cpu_clock is not None else None
 
     def stderr(self) -> bytes:
         if not self._closed and not self._spill:  # spill: stdout waits for recv first
@@ -129,6 +137,9 @@ class StreamChannel:
             self._released = True
             self._release()
             self._io.release()
+            closer = getattr(self.cpu_clock, "close", None)
+            if closer is not None:  # a kept descriptor of the counter (sandbox.cgroups)
+                closer()
 
     def _last_words(self) -> None:
         """End the bot's input and read its standard error for up to ``grace_s``."""

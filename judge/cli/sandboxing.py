@@ -78,6 +78,12 @@ class SandboxChannel:
     def stderr(self) -> bytes:
         return self.channel.stderr()
 
+    def cpu_seconds(self) -> float | None:
+        """The bot's CPU seconds, where the sandbox channel counts them (``cpu_seconds``:
+        a container's cgroup, a local process's times); else None (the wall clock)."""
+        counter = getattr(self.channel, "cpu_seconds", None)
+        return counter() if counter is not None else None
+
     def close(self) -> None:
         self.channel.close()
 

@@ -38,6 +38,7 @@ class Reply:
     delay: float = 0.0
     error: Exception | None = None
     late: bool = False  # deliver the line even past the deadline (a racing channel)
+    cpu: float = 0.0  # CPU seconds spent over the delay (``CpuFakeChannel`` counts them)
 
 
 def ready() -> Reply:
@@ -126,4 +127,58 @@ class Table:
         channel.starts += 1
         channel.closed = False
         channel.pending.clear()
+        return channel
+
+
+@dataclass
+class CpuFakeChannel(FakeChannel):
+    """A fake bot whose CPU seconds are counted (``judge.channel.CpuClocked``): a reply's
+    ``cpu`` seconds are spent evenly over its ``delay``, and a wait that ends before the
+    reply is due leaves the rest of it pending (the referee looks at the CPU meanwhile)."""
+
+    cpu: float = 0.0
+    #: CPU seconds the bot burns per second of its reply's delay (set per reply).
+    rates: deque[float] = field(default_factory=deque)
+
+    def send(self, line: bytes) -> None:
+        before = len(self.pending)
+        super().send(line)
+        for reply in list(self.pending)[before:]:
+            self.rates.append(reply.cpu / reply.delay if reply.delay else 0.0)
+
+    def recv(self, deadline: float) -> bytes:
+        assert not self.closed, "the referee read from a closed channel"
+        if not self.pending:
+            self.clock.now = max(self.clock.now, deadline)
+            raise BotTimeout("deadline passed")
+        reply, rate = self.pending[0], self.rates[0]
+        if self.clock.now + reply.delay > deadline and not reply.late:
+            waited = max(0.0, deadline - self.clock.now)
+            self.clock.now += waited
+            self.cpu += waited * rate
+            self.pending[0] = Reply(reply.line, reply.delay - waited, reply.error, cpu=0.0)
+            raise BotTimeout("deadline passed")
+        self.pending.popleft()
+        self.rates.popleft()
+        self.clock.now += reply.delay
+        self.cpu += reply.delay * rate
+        if reply.error is not None:
+            raise reply.error
+        return reply.line
+
+    def cpu_seconds(self) -> float:
+        return self.cpu
+
+
+class CpuTable(Table):
+    """Fake bots whose channels count CPU seconds (``CpuFakeChannel``)."""
+
+    def __init__(self, *behaviours: Behaviour) -> None:
+        self.clock = FakeClock()
+        self.channels = [CpuFakeChannel(b, self.clock) for b in behaviours]
+
+    def start(self, index: int) -> FakeChannel:
+        channel = super().start(index)
+        assert isinstance(channel, CpuFakeChannel)
+        channel.rates.clear()
         return channel

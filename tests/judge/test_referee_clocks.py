@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from judge.referee import BotInfo, HostStalled, MatchSpec, TimeControl, play_match
 from judge.stalls import StallWatch
-from tests.judge.fakes import FakeClock, Reply, Table, action, first_legal, ready
+from tests.judge.fakes import (
+    Behaviour,
+    CpuTable,
+    FakeChannel,
+    FakeClock,
+    Reply,
+    Table,
+    action,
+    first_legal,
+    ready,
+)
 from tests.judge.toygame import make_race
 
 TWO = [BotInfo("a", "h-a"), BotInfo("b", "h-b")]
@@ -97,3 +109,117 @@ def test_the_watchdog_thread_ticks_and_stops() -> None:
     finally:
         watch.stop()
     assert watch._thread is not None and not watch._thread.is_alive()
+
+
+# The CPU clock (judge.bot_clock): channels that count their bot's CPU seconds.
+
+
+def moves(delay: float, cpu: float, first_only: bool = False) -> Behaviour:
+    """A bot whose moves take ``delay`` wall seconds and ``cpu`` CPU seconds (only its
+    first move so, with ``first_only``; the others at once)."""
+
+    def behaviour(message: dict[str, Any]) -> Reply | None:
+        if message["type"] == "hello":
+            return ready()
+        if message["type"] == "act":
+            slow = not first_only or not getattr(behaviour, "asked", False)
+            behaviour.asked = True  # type: ignore[attr-defined]
+            if slow:
+                return Reply(b'{"type":"action","action":0}', delay=delay, cpu=cpu)
+            return action(0)
+        return None
+
+    return behaviour
+
+
+def banks(channel: FakeChannel) -> list[float]:
+    return [m["time"]["bank_s"] for m in channel.sent if m["type"] == "act"]
+
+
+def play_cpu(table: CpuTable, host: Any = None) -> Any:
+    spec = MatchSpec("race", seed=3, time=CLOCKS)
+    return play_match(spec, TWO, table.start, make_game=make_race, clock=table.clock, host=host)
+
+
+def test_a_loaded_host_stretches_a_bots_wall_time_but_charges_only_its_cpu() -> None:
+    # 2.5 s of wall per move (a starved host) but 0.3 s of CPU: within the 1 s move limit.
+    table = CpuTable(moves(delay=2.5, cpu=0.3), first_legal)
+    outcome = play_cpu(table)
+    assert outcome.faults == []
+    assert set(banks(table.channels[0])) == {CLOCKS.bank_s}  # nothing drawn from the bank
+    times = [t for g in outcome.record["games"] for t in g["times"]]
+    assert max(times) == pytest.approx(2.5)  # the record keeps the wall time
+
+
+def test_a_bot_over_its_cpu_budget_is_faulted_and_the_host_is_not_asked() -> None:
+    asked: list[tuple[float, float]] = []
+
+    def host(start: float, end: float) -> str:
+        asked.append((start, end))
+        return "stalled"
+
+    # 2.6 s of CPU at one core's rate: past the 1 s move limit and the 1 s bank.
+    table = CpuTable(moves(delay=2.6, cpu=2.6, first_only=True), first_legal)
+    outcome = play_cpu(table, host)
+    [fault] = outcome.faults
+    assert (fault.bot, fault.kind) == (0, "timeout")
+    assert "s of CPU without answering, past the move limit and bank" in fault.reason
+    assert asked == []  # the bot's own CPU ran out: no stall of the host excuses that
+    used = float(fault.reason.split("used ")[1].split(" s")[0])
+    # Looked at again within half of what was left: stopped soon after the 2 s budget.
+    assert 2.0 < used <= 2.0 + 0.5 + 1e-9
+
+
+def test_the_excess_of_a_moves_cpu_is_drawn_from_the_bank() -> None:
+    table = CpuTable(moves(delay=1.6, cpu=1.6, first_only=True), first_legal)
+    outcome = play_cpu(table)
+    assert outcome.faults == []
+    assert banks(table.channels[0])[1:2] == [pytest.approx(CLOCKS.bank_s - 0.6)]
+
+
+def test_a_bot_that_sleeps_is_stopped_by_the_wall_clock_three_times_its_clock() -> None:
+    # No CPU at all, but 10 s of wall: past 3 * (1 s + 1 s of bank) = 6 s.
+    table = CpuTable(moves(delay=10.0, cpu=0.0, first_only=True), first_legal)
+    outcome = play_cpu(table)
+    [fault] = outcome.faults
+    assert fault.kind == "timeout"
+    assert "no answer within 6.000 s of wall clock" in fault.reason
+    assert table.clock.now - 1000.0 < 10.0  # stopped at the wall cap, not at the answer
+
+
+def test_a_wall_timeout_across_a_stall_of_the_host_voids_the_match() -> None:
+    table = CpuTable(moves(delay=10.0, cpu=0.0, first_only=True), first_legal)
+    with pytest.raises(HostStalled):
+        play_cpu(table, host=lambda start, end: "the worker was stalled")
+
+
+def test_slow_moves_on_the_wall_draw_the_wall_bank_until_a_bot_times_out() -> None:
+    # Each move: 4 s of wall (1 s over 3 * 1 s), no CPU: the 3 s wall bank lasts 3 moves.
+    table = CpuTable(moves(delay=4.0, cpu=0.0), first_legal)
+    outcome = play_cpu(table)
+    [fault] = outcome.faults
+    # Asked 4 times: 3 answers drew 1 s each, the 4th had 3 s of wall left, no more.
+    assert "no answer within 3.000 s of wall clock" in fault.reason
+    assert banks(table.channels[0]) == [CLOCKS.bank_s] * 4  # its CPU bank was never drawn
+
+
+def test_a_bot_slow_to_start_on_its_cpu_times_out_at_start_up() -> None:
+    def heavy_start(message: dict[str, Any]) -> Reply | None:
+        if message["type"] == "hello":
+            return Reply(b'{"type":"ready"}', delay=3.0, cpu=3.0)
+        return None
+
+    table = CpuTable(heavy_start, first_legal)
+    [fault] = play_cpu(table).faults
+    assert (fault.bot, fault.game, fault.kind) == (0, None, "timeout")
+    assert "past the start-up limit" in fault.reason
+
+
+def test_a_start_slowed_by_the_host_but_not_by_the_bot_is_on_time() -> None:
+    def starved_start(message: dict[str, Any]) -> Reply | None:
+        if message["type"] == "hello":
+            return Reply(b'{"type":"ready"}', delay=5.0, cpu=0.5)  # 5 s < 3 * 2 s
+        return first_legal(message)
+
+    table = CpuTable(starved_start, first_legal)
+    assert play_cpu(table).faults == []

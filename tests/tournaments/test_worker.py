@@ -185,12 +185,15 @@ def test_a_match_whose_bots_all_time_out_at_start_up_is_voided_replayed_and_rate
         uploaded(
             GAME,
             name,
-            SLOW_FIRST_START % {"marker": str(workers.folder / name), "sleep": 3}
+            SLOW_FIRST_START % {"marker": str(workers.folder / name), "sleep": 6}
             + FIRST_LEGAL % {"delay": 0},
         )
         for name in ("starved-a", "starved-b")
     ]
-    clocks = {"startup_s": 1.0, "move_s": 1.0, "bank_s": 10.0}  # start-up: 1 s, not 10
+    # Start-up: 1 s of CPU, not 10, and 3 s of wall clock behind it (judge.bot_clock): the
+    # bots' 6 s of waiting costs no CPU but runs past the wall clock, as a starved host's
+    # bots would.
+    clocks = {"startup_s": 1.0, "move_s": 1.0, "bank_s": 10.0}
     tournament = competition_actions.create_tournament(
         None, "cup", GAME, entrants, table_size=2, games_per_pairing=1, time_control=clocks
     )

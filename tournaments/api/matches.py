@@ -57,7 +57,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         if self.action == "replay":
             return matches.select_related("replay")
         if self.action == "retrieve":
-            return matches.defer("failure")
+            return matches
         return matches.only(*MATCH_COLUMNS).order_by("-id")
 
     def get_serializer_class(self) -> type[serializers.MatchSerializer]:

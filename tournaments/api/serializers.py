@@ -19,6 +19,7 @@ from tournaments.api.permissions import may_read_seat_log, owns_version
 from tournaments.bots import lookalikes, names
 from tournaments.guard.queryparams import MAX_KEY
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
+from tournaments.play.lease import public_notes
 from tournaments.rating import field_view
 
 #: Entrants of one tournament (a round robin of 2 seats plays n(n-1)/2 matches a round).
@@ -384,10 +385,17 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
 class MatchDetailSerializer(MatchSerializer):
     seats = SeatWithLogSerializer(many=True, read_only=True)
     faults = serializers.SerializerMethodField()
+    notes = serializers.SerializerMethodField()
 
     class Meta(MatchSerializer.Meta):
-        fields = (*MatchSerializer.Meta.fields, "faults", "timings")
+        fields = (*MatchSerializer.Meta.fields, "faults", "timings", "notes")
         read_only_fields: tuple[str, ...] = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_notes(self, match: Match) -> list[str]:
+        """Why an attempt did not count, as the match's page says it (voided for a host
+        fault and played again, cancelled, ...): never the lines that name workers."""
+        return public_notes(match.failure)
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_faults(self, match: Match) -> list[Any]:

@@ -261,3 +261,20 @@ def stop_match(match_id: int, attempt: int, reason: str) -> bool:
 def _requeue_expired(match: Match) -> bool:
     reason = f"attempt {match.attempt}: lease expired (worker {match.worker or '?'} lost)\n"
     return _retry_or_fail(match, reason, f"gave up after {match.attempt} attempts\n")
+
+
+#: The lines of a match's failure history that anyone may read (the others name workers).
+PUBLIC_NOTES = ("voided", "cancelled", "this server cannot play", "ran past")
+
+
+def public_notes(failure: str) -> list[str]:
+    """What the match's page and the API say about its attempts: voided for a host fault
+    (and played again: every seat late at start-up, a house bot's fault, a bot's wall
+    clock run out while the worker stalled), cancelled, not playable on this server, past
+    its budget."""
+    notes = []
+    for line in failure.splitlines():
+        text = line.split(": ", 1)[1] if line.startswith("attempt ") else line
+        if text.startswith(PUBLIC_NOTES):
+            notes.append(text)
+    return notes

@@ -19,6 +19,7 @@ from tournaments.competitions import duels
 from tournaments.errors import ServiceError
 from tournaments.models import Match, Replay, Seat
 from tournaments.play import queued_work, replay_store
+from tournaments.play.lease import public_notes
 from tournaments.web import replays
 from tournaments.web.bot_views import seats_without_secrets
 
@@ -79,21 +80,6 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         **status_context(match),
     }
     return render(request, "web/match.html", context)
-
-
-#: The lines of a match's failure history that its page shows (the others name workers).
-PUBLIC_NOTES = ("voided", "cancelled", "this server cannot play", "ran past")
-
-
-def public_notes(failure: str) -> list[str]:
-    """What the page says about a match's attempts: voided for a host fault (and played
-    again), cancelled, not playable on this server, past its budget."""
-    notes = []
-    for line in failure.splitlines():
-        text = line.split(": ", 1)[1] if line.startswith("attempt ") else line
-        if text.startswith(PUBLIC_NOTES):
-            notes.append(text)
-    return notes
 
 
 @require_POST
