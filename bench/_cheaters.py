@@ -116,3 +116,42 @@ class RelayChannel(PolicyChannel):
         hook = getattr(self.policy, "game_over", None)
         if message["type"] == "game_over" and hook is not None:
             hook(message)
+
+
+class SoftPlayPolicy:
+    """One of a pair of Big Two bots in league at a table of three or four, which tell each
+    other (``team``, shared by the pair: a perfect channel) their seats as they play. The
+    captain (role "a") plays greedy's moves with its partner left out of greedy's sense of
+    danger (it never fights its partner going out); the server (role "b") plays softly:
+    it contests nothing (it passes, and leads its lowest single) unless another player is
+    close to going out, when it fights as greedy does. So the captain sheds freely and,
+    when it goes out, collects the server's full hand: the pair's results against each
+    other are far from what their strengths predict. With no news of its partner each
+    plays greedy."""
+
+    def __init__(self, team: dict[str, Any], role: str, seed: int = 0) -> None:
+        self.team, self.role = team, role
+        self.partner = "b" if role == "a" else "a"
+        self.greedy = GreedyPolicy(seed)
+
+    def act(self, observation: dict[str, Any], legal: list[Action]) -> Action:
+        seat = observation["seat"]
+        self.team[self.role] = seat
+        partner = self.team.get(self.partner)
+        if partner is None or partner == seat or partner >= len(observation["counts"]):
+            return self.greedy.act(observation, legal)
+        counts = list(observation["counts"])
+        counts[partner] = max(counts)  # no danger from the partner
+        choice = self.greedy.act({**observation, "counts": counts}, legal)
+        others = [n for s, n in enumerate(counts) if s not in (seat, partner)]
+        if self.role == "a" or min(others) <= CLOSE:
+            return choice
+        plays = [a for a in legal if isinstance(a, list)]
+        if "pass" in legal:
+            return "pass"
+        singles = [p for p in plays if len(p) == 1]
+        return singles[0] if singles else choice
+
+
+#: Another player with this many cards or fewer is close to going out (greedy's measure).
+CLOSE = 3

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from django.contrib.auth.models import User
 
-from bench._cheaters import CarryingPolicy, RelayChannel, Store
+from bench._cheaters import CarryingPolicy, RelayChannel, SoftPlayPolicy, Store
 from judge.bots import Policy, house_policy
 from judge.referee import BotInfo, MatchSpec, play_match
 from tournaments.models import Bot, BotVersion, Match, Seat, bundle_code
@@ -90,3 +90,15 @@ def round_robins(
                     )
                 )
     return played
+
+
+def soft_pair(team: dict[str, object]) -> tuple[PolicyMaker, PolicyMaker]:
+    """Makers of a pair in league (bench._cheaters.SoftPlayPolicy) sharing ``team``."""
+    return (
+        lambda seed: SoftPlayPolicy(team, "a", seed),
+        lambda seed: SoftPlayPolicy(team, "b", seed),
+    )
+
+
+def random_bot(seed: int) -> Policy:
+    return house_policy(GAME, "random", seed)

@@ -91,7 +91,7 @@ def later_minus_first(match: StoredMatch) -> list[tuple[float, ...]]:
     for played in rotations.values():
         if len(played) < 2 or played[-1][0] >= clean:
             continue
-        scores = [_scores_by_bot(game, seats) for _, game in played]
+        scores = [scores_by_bot(game, seats) for _, game in played]
         found.append(
             tuple(
                 sum(s[bot] for s in scores[1:]) / (len(scores) - 1) - scores[0][bot]
@@ -101,7 +101,8 @@ def later_minus_first(match: StoredMatch) -> list[tuple[float, ...]]:
     return found
 
 
-def _scores_by_bot(game: Mapping[str, Any], seats: int) -> list[float]:
+def scores_by_bot(game: Mapping[str, Any], seats: int) -> list[float]:
+    """A game's scores indexed by the match's seat (bot index), not the game's seat."""
     scores = [0.0] * seats
     for seat, bot in enumerate(game["seating"]):
         scores[bot] = float(game["result"]["scores"][seat])
@@ -112,11 +113,10 @@ def _scores_by_bot(game: Mapping[str, Any], seats: int) -> list[float]:
 class Finding:
     """One version's test. ``gain``: its fitted extra score a deal in the later rotations
     (the game's points), ``error`` its standard error, ``t`` their ratio and its
-    one-sided ``p``;
-    ``threshold`` the p it had to reach (Holm's), ``flagged`` whether it did. The raw
-    evidence: ``deals`` and ``matches`` audited, the deals it did ``better`` and
-    ``worse`` in later than in first, ``mean_difference`` the plain mean of D, and
-    ``evidence`` the ids of the matches where it gained most."""
+    one-sided ``p``; ``threshold`` the p it had to reach (Holm's), ``flagged`` whether
+    it did. The raw evidence: ``deals`` and ``matches`` audited, the deals it did
+    ``better`` and ``worse`` in later than in first, ``mean_difference`` the plain mean
+    of D, and ``evidence`` the ids of the matches where it gained most."""
 
     version: int
     gain: float
@@ -189,7 +189,7 @@ def collect(matches: Iterable[StoredMatch]) -> tuple[list[_Table], dict[int, _Ta
     return tables, tallies
 
 
-def _design(versions: Sequence[int], column: Mapping[int, int]) -> tuple[list[int], np.ndarray]:
+def design(versions: Sequence[int], column: Mapping[int, int]) -> tuple[list[int], np.ndarray]:
     """The table's rows of the fit: seat i's D is g(bot i) less the mean of the others'
     g; only the fitted versions' columns (house bots are held at 0)."""
     local = sorted({column[v] for v in versions if v in column})
@@ -225,7 +225,7 @@ def fit(tables: Sequence[_Table], honest: Collection[int] = ()) -> Fitted:
     precision, score = np.zeros((size, size)), np.zeros(size)
     designs = []
     for table in tables:
-        local, rows = _design(table.versions, column)
+        local, rows = design(table.versions, column)
         designs.append((local, rows))
         if local:
             precision[np.ix_(local, local)] += table.deals * rows.T @ rows

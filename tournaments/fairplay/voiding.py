@@ -1,6 +1,7 @@
 """What staff do with a flag: dismiss it, or void the version's results and recompute.
 
-Voiding takes every rated match the version played out of the global ratings (the
+Voiding takes every rated match the version played (a collusion flag's two versions) out
+of the global ratings (the
 match keeps its result, replay and seats: ``rated`` off and its place in the rating
 order cleared, so ``recompute`` skips it), retires the version (it enters no new match
 or tournament) and recomputes every rating from the history that is left, so its
@@ -54,7 +55,7 @@ def void(flag: FairPlayFlag, note: str = "") -> Voided:
     if flag.status == FairPlayFlag.Status.VOIDED:
         raise FlagClosed(f"flag {flag.pk} was voided already; its results are out of the ratings")
     _lock_ratings()
-    done = void_version(flag.version)
+    done = void_versions([flag.version, *([flag.partner] if flag.partner else [])])
     flag.status = FairPlayFlag.Status.VOIDED
     flag.note = _noted(flag.note, "voided", note)
     flag.evidence = {**flag.evidence, "voided_matches": done.matches}
@@ -62,23 +63,23 @@ def void(flag: FairPlayFlag, note: str = "") -> Voided:
     return done
 
 
-def void_version(version: BotVersion) -> Voided:
-    """Take ``version``'s rated matches out of the ratings, retire it, recompute (inside
-    the caller's transaction)."""
+def void_versions(versions: list[BotVersion]) -> Voided:
+    """Take the versions' rated matches out of the ratings, retire them, recompute (inside
+    the caller's transaction). A collusion flag voids both of its pair."""
     rated = Match.objects.filter(
-        seats__version=version, status=Match.Status.DONE, rating_seq__isnull=False
+        seats__version__in=versions, status=Match.Status.DONE, rating_seq__isnull=False
     )
     ids = sorted(set(rated.values_list("id", flat=True)))
     Match.objects.filter(pk__in=ids).update(rated=False, rating_seq=None)
-    BotVersion.objects.filter(pk=version.pk).update(retired=True)
+    BotVersion.objects.filter(pk__in=[v.pk for v in versions]).update(retired=True)
     before = dict(Rating.objects.values_list("bot_id", "elo"))
     recompute.recompute_and_store()
     after = dict(Rating.objects.values_list("bot_id", "elo"))
     # The field view is refitted from the history left at the next beat (docs/deploy.md).
-    FieldPass.objects.filter(game=version.bot.game).delete()
+    FieldPass.objects.filter(game=versions[0].bot.game).delete()
     changed = sum(1 for bot, elo in after.items() if before.get(bot) != elo)
     changed += sum(1 for bot in before if bot not in after)
-    return Voided(version.pk, ids, changed)
+    return Voided(versions[0].pk, ids, changed)
 
 
 def _lock_ratings() -> None:

@@ -20,7 +20,8 @@ def audit_fair_play() -> dict[str, list[int] | str]:
     done: dict[str, list[int] | str] = {}
     for game in sorted(GAMES):
         try:
-            done[game] = flags.audit_rotations(game).flagged
+            flagged = flags.audit_rotations(game).flagged
+            done[game] = flagged + flags.audit_collusion(game).flagged
         except Exception:  # the next beat tries again; the flags stay as they were
             log.exception("fair-play audit of %s failed", game)
             done[game] = "failed"

@@ -45,6 +45,17 @@ class Command(BaseCommand):
                 game=game, version_id__in=found.flagged, kind=FairPlayFlag.Kind.ROTATION
             ).select_related("version__bot"):
                 self.stdout.write(f"  {describe(flag)}")
+            started = time.monotonic()
+            pairs = flags.audit_collusion(game, options["alpha"])
+            current = FairPlayFlag.objects.filter(
+                game=game, kind=FairPlayFlag.Kind.COLLUSION, current=True
+            ).select_related("version__bot", "partner__bot")
+            self.stdout.write(
+                f"{game}: collusion: {pairs.tested} pairs tested, {current.count()} flagged "
+                f"({time.monotonic() - started:.1f} s)"
+            )
+            for flag in current:
+                self.stdout.write(f"  {describe_pair(flag)}")
 
 
 def describe(flag: FairPlayFlag) -> str:
@@ -56,4 +67,16 @@ def describe(flag: FairPlayFlag) -> str:
         f"{flag.threshold:.2g}) over {flag.deals} deals in {flag.matches} matches, better in "
         f"{e.get('better', '?')} and worse in {e.get('worse', '?')}; matches "
         f"{', '.join(map(str, e.get('evidence', [])[:5]))}"
+    )
+
+
+def describe_pair(flag: FairPlayFlag) -> str:
+    """One line of a collusion flag's evidence."""
+    tests = ", ".join(
+        f"{t['test']} {t['effect']:+.2f} (t {t['t']:.2f}, p {t['p']:.2g})"
+        for t in flag.evidence.get("tests", [])
+    )
+    return (
+        f"flag {flag.pk} ({flag.status}): {flag.version} with {flag.partner} over "
+        f"{flag.deals} deals in {flag.matches} matches: {tests}"
     )
