@@ -132,8 +132,10 @@ def sit_silent(count: int, tag: str) -> tuple[list[int], list[float]]:
     return tables, waits
 
 
-def leave_all(tables: list[int]) -> None:
-    """The people leave; the engine plays their seats to the end (bots closed cleanly)."""
+def leave_all(tables: list[int]) -> dict[str, int]:
+    """The people leave; the engine plays their seats to the end (bots closed cleanly).
+    How the tables ended: their statuses counted, and those whose only fault is the
+    person's seat closed (the bots in the sandbox played them through)."""
     from tournaments.models import Match
     from tournaments.play import human_match
 
@@ -144,6 +146,12 @@ def leave_all(tables: list[int]) -> None:
     deadline = time.monotonic() + 120
     while over.exists() and time.monotonic() < deadline:
         time.sleep(0.5)
+    ended: dict[str, int] = {}
+    for match in Match.objects.filter(pk__in=tables):
+        ended[match.status] = ended.get(match.status, 0) + 1
+        left = [(f["bot"], f["kind"]) for f in match.faults] == [(0, "closed")]
+        ended["left, no other fault"] = ended.get("left, no other fault", 0) + left
+    return ended
 
 
 def wait_idle() -> None:
@@ -184,7 +192,7 @@ def run(db: str, folder: Path, options: argparse.Namespace) -> dict[str, Any]:
             "fewest": fewest,
             "capacity": capacity,
         }
-        leave_all(tables)
+        results["tables"]["ended"] = leave_all(tables)
         wait_idle()
     redis.Redis.from_url(BROKER).flushdb()
     return results
@@ -249,6 +257,8 @@ def main() -> None:
         f"{options.tables}; processes counted for bots: {base['capacity']} without tables, "
         f"{tables['capacity']} with them"
     )
+    ended = ", ".join(f"{n} {what}" for what, n in sorted(tables["ended"].items()))
+    print(f"  the tables, once their people left: {ended}")
     if base["quick"] and tables["quick"]:
         ratio = statistics.median(tables["quick"]) / max(statistics.median(base["quick"]), 0.01)
         worst = max(tables["quick"])

@@ -19,6 +19,7 @@ from django.urls import reverse
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import REDIS_URL, Workers, first_legal, wait_for
+from tournaments.api import actions
 from tournaments.api.actions import request_quick_match
 from tournaments.models import Match, Worker
 from tournaments.play import dispatch, human_match
@@ -89,7 +90,9 @@ def test_silent_people_at_every_table_leave_the_bots_processes_to_the_bots(
         wait_for(lambda t=table: status_of(t) == Match.Status.DONE, 120, "a left table to end")
         table.refresh_from_db()
         assert [(f["bot"], f["kind"]) for f in table.faults] == [(0, "closed")]
-    assert status_of(sit(people[3])) in (Match.Status.QUEUED, Match.Status.RUNNING)
+    last = sit(people[3])  # a slot is free again
+    assert human_match.leave_table(last) in ("cancelled", "left")
+    wait_for(lambda: not human_match.live_tables().exists(), 120, "the last table to end")
 
 
 def test_a_queued_table_goes_to_the_tables_queue_and_can_be_left(
@@ -122,6 +125,12 @@ def test_a_queued_table_goes_to_the_tables_queue_and_can_be_left(
         "cancelled",
         "cancelled",
     ]
+    # A queued table seating a bot that is retired meanwhile is cancelled with it.
+    theirs = first_legal("oceans11", "theirs")
+    table = human_match.request_human_match(ann, "oceans11", [theirs], "mini")
+    actions.retire_bot(theirs.bot)
+    assert status_of(table) == Match.Status.CANCELLED
+    assert "retired" in Match.objects.get(pk=table.pk).failure
 
 
 def at_once(posts: list[tuple[Client, str, dict[str, Any]]]) -> list[Any]:

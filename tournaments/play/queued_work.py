@@ -31,7 +31,8 @@ def withdraw_queued(versions: Iterable[BotVersion]) -> dict[str, int]:
     checks = BotVersion.objects.filter(pk__in=ids, status=BotVersion.Status.PENDING).update(
         status=BotVersion.Status.REJECTED, check_sent_at=None, check_report=report
     )
-    queued = dispatch.quick_matches().filter(status=Match.Status.QUEUED, seats__version__in=ids)
+    waiting = dispatch.quick_matches() | dispatch.table_matches()  # a person's table too
+    queued = waiting.filter(status=Match.Status.QUEUED, seats__version__in=ids)
     matches = Match.objects.filter(pk__in=list(queued.values_list("id", flat=True))).update(
         status=Match.Status.CANCELLED,
         sent_at=None,
