@@ -5,6 +5,8 @@ while the referee plays, and stores the outcome only if it still holds the attem
 fault is part of the result; only infrastructure trouble (the sandbox cannot start a bot,
 the database is unreachable) gives the match back to be tried again, and a host fault no
 retry mends (a missing runtime image, no sandbox engine) fails it at once, saying the fix.
+A bot's wall clock run out while this worker was stalled (runner.HostStalled), like the
+other host faults of runner.host_fault, voids the match: never rated, played again later.
 
 Each task is named explicitly with the name it had when this module was tournaments.tasks:
 a deployed broker's queued messages and the beat schedule (settings) name tasks that way.
