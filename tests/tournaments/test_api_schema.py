@@ -128,11 +128,15 @@ def test_a_schema_only_client_uploads_checks_enters_and_reads_standings(
 ) -> None:
     workers.start("api")
     api = SchemaClient(APIClient())
-    account = api.call("register_create", {"username": "ada", "password": "analytical engine"})
-    api.sign_in(account["token"])
+    # Three people, a bot each: one owner's bots never share a rated table.
+    tokens = []
+    for person in ("ada", "bea", "cyd"):
+        account = api.call("register_create", {"username": person, "password": "analytical engine"})
+        tokens.append(account["token"])
 
     versions = []
     for style in range(3):
+        api.sign_in(tokens[style])
         bot = api.call("bots_create", {"game": "bigtwo", "name": f"player{style}"})
         upload = SimpleUploadedFile(f"player{style}.py", bot_source(style))
         version = api.call("bots_versions_upload", {"file": upload}, fmt="multipart", id=bot["id"])
@@ -144,12 +148,14 @@ def test_a_schema_only_client_uploads_checks_enters_and_reads_standings(
         return all(status in ("accepted", "rejected") for status in statuses)
 
     wait_for(checked, 90, "the worker to check the uploads")
-    for pk in versions:
+    for token, pk in zip(tokens, versions, strict=True):
+        api.sign_in(token)  # a check's report is its owner's
         report = api.call("versions_retrieve", id=pk)
         assert report["status"] == "accepted", report["check_report"]
         sizes = [match["players"] for match in report["check_report"]["matches"]]
         assert sizes == [2, 3, 4]  # every table size of Big Two
 
+    api.sign_in(tokens[0])
     tournament = api.call(
         "tournaments_create",
         {
