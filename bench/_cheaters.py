@@ -28,7 +28,7 @@ from judge.players import PolicyChannel
 
 Store = MutableMapping[frozenset[str], list[str]]
 #: The legal plays tried at a decision (greedy's own choice always among them).
-CANDIDATES = 8
+CANDIDATES = 12
 
 
 class CarryingPolicy:

@@ -129,6 +129,8 @@ class _Fit:
     #: The same, padded into arrays for the sandwich over every table: each table's
     #: columns (T x W), design (T x seats x W) and residual sums (T x seats).
     padded: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: Each version's tables (indices), for a pair's sandwich.
+    tables_of: dict[int, np.ndarray]
 
 
 def collect(matches: Iterable[StoredMatch]) -> list[_Table]:
@@ -166,7 +168,12 @@ def strengths(tables: Sequence[_Table], known: Collection[Pair] = ()) -> _Fit:
         (local, rows, table.units.sum(axis=0) - len(table.units) * rows @ theta[local])
         for table, (local, rows) in zip(tables, designs, strict=True)
     ]
-    return _Fit(column, inverse, theta, fitted, _padded(fitted))
+    tables_of: dict[int, list[int]] = {}
+    for index, table in enumerate(tables):
+        for version in set(table.versions):
+            tables_of.setdefault(version, []).append(index)
+    found = {v: np.array(indices) for v, indices in tables_of.items()}
+    return _Fit(column, inverse, theta, fitted, _padded(fitted), found)
 
 
 def _padded(
@@ -233,9 +240,10 @@ def pair_effect(
 
     With x the pair's column and X the strengths' design, the partial effect is
     x'r / (x'x - v'(X'X)^+ v), v = X'x, r the strengths' residuals (X'r = 0). Its error
-    is the sandwich over every table (x's part the strengths explain, X (X'X)^+ v, is
-    spread over all the tables its members played: a pair that is nearly always together
-    is measured mostly by the few tables where it is not)."""
+    is the sandwich over the tables of either of the pair (x's part the strengths explain,
+    X (X'X)^+ v, is spread over the tables its members played: a pair that is nearly
+    always together is measured mostly by the few tables where it is not); so a pair costs
+    its members' tables, not the whole history."""
     size = len(fit.column)
     v, xx = np.zeros(size), 0.0
     columns = []
@@ -250,21 +258,26 @@ def pair_effect(
     denominator = xx - float(v @ explained)
     if denominator <= 1e-12:
         return 0.0, 0.0, {}
-    columns_all, designs_all, lefts_all = fit.padded
+    # The tables of either of the pair: where x, and x's part the strengths explain
+    # (mostly the pair's own strengths), live; the rest of the field's share is small.
+    first, i, j = shared[0]
+    a, b = tables[first].versions[i], tables[first].versions[j]
+    near = np.union1d(fit.tables_of[a], fit.tables_of[b])
+    where = {int(t): k for k, t in enumerate(near)}
+    columns_all, designs_all, lefts_all = (array[near] for array in fit.padded)
     pair_x = np.zeros(lefts_all.shape)
-    deals_of = np.array([len(t.units) for t in tables], dtype=float)
+    deals_of = np.array([len(tables[t].units) for t in near], dtype=float)
     for (index, _, _), x in zip(shared, columns, strict=True):
-        pair_x[index, : len(x)] = x
+        pair_x[where[index], : len(x)] = x
     delta = float((pair_x * lefts_all).sum()) / denominator
-    # x minus its part the strengths explain, at every table (not only the pair's).
     partial = pair_x - np.einsum("tsw,tw->ts", designs_all, explained[columns_all])
     left = lefts_all - deals_of[:, None] * delta * partial  # the residuals with the pair's column
     scores = (partial * left).sum(axis=1)
     parts: dict[int, float] = {}
     for index, _, _ in shared:
         match = tables[index].match_id
-        parts[match] = parts.get(match, 0.0) + float(scores[index])
-    clusters = len(tables)
+        parts[match] = parts.get(match, 0.0) + float(scores[where[index]])
+    clusters = len(near)
     spread = float(scores @ scores) * clusters / max(clusters - 1, 1)
     return delta, math.sqrt(spread) / denominator, parts
 
