@@ -6,7 +6,10 @@ tables are busy" (web and API); a table still waiting for its worker can be left
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,11 +21,12 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django.fixtures import Settings as SettingsWrapper
 
+from judge.referee import TimeControl
 from tests.tournaments.conftest import REDIS_URL, Workers, first_legal, wait_for
 from tournaments.api import actions
 from tournaments.api.actions import request_quick_match
 from tournaments.models import Match, Worker
-from tournaments.play import dispatch, human_match
+from tournaments.play import dispatch, human_match, human_seat
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -93,6 +97,30 @@ def test_silent_people_at_every_table_leave_the_bots_processes_to_the_bots(
     last = sit(people[3])  # a slot is free again
     assert human_match.leave_table(last) in ("cancelled", "left")
     wait_for(lambda: not human_match.live_tables().exists(), 120, "the last table to end")
+
+
+def test_a_silent_person_times_out_across_a_stall_of_the_tables_worker_not_voided(
+    workers: Workers, three_slots: redis.Redis
+) -> None:
+    """A stall of the worker voids a bots' match whose wall clock ran out across it; a
+    person's table is not voided (it would seat a silent person again and again): the
+    person times out as without the stall."""
+    table = sit(person("ann"))  # queued: its clocks made short before a worker takes it
+    clocks = TimeControl(startup_s=10, move_s=10, bank_s=0).to_json()
+    Match.objects.filter(pk=table.pk).update(time_control=clocks)
+    tables = workers.start("tables", "-Q", "tables", "--pool", "threads", processes=3)
+
+    def asked() -> bool:
+        return any(line["type"] == "act" for line in human_seat.person_lines(table.pk, 0))
+
+    wait_for(asked, 120, "the person to be asked to move")
+    os.killpg(tables.pid, signal.SIGSTOP)  # the worker stalls while the person thinks
+    time.sleep(2)  # the stall itself (the watchdog calls a gap over 1 s one)
+    os.killpg(tables.pid, signal.SIGCONT)
+    wait_for(lambda: status_of(table) in ("done", "failed"), 120, "the table to end")
+    table.refresh_from_db()
+    assert table.status == Match.Status.DONE and "voided" not in table.failure, table.failure
+    assert [(f["bot"], f["kind"]) for f in table.faults] == [(0, "timeout")]
 
 
 def test_a_queued_table_goes_to_the_tables_queue_and_can_be_left(

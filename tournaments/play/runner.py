@@ -379,6 +379,13 @@ def _table(
     return []
 
 
+def at_a_table(plan: MatchPlan) -> bool:
+    """A person sits in the match: it is never voided for a stall of the worker. It is
+    unrated, the person's clock is a minute a move, and voiding it would seat a silent
+    person again and again (each time holding a table slot for minutes)."""
+    return any(seat.person for seat in plan.seats)
+
+
 def play(
     plan: MatchPlan,
     backend: Callable[[], Backend],
@@ -496,7 +503,7 @@ def play(
                 announce=start_together,
                 stop=stop,
                 make_game=make_game,
-                host=watch.stalled,
+                host=None if at_a_table(plan) else watch.stalled,
             )
         finally:
             watch.stop()
