@@ -114,7 +114,8 @@ def test_run_tournament_finishes_an_interrupted_tournament_playing_each_match_on
     matches = list(tournament.matches.order_by("number"))
     assert [m.status for m in matches] == [Match.Status.DONE] * 4
     assert matches[0].attempt == 2 and "lease expired" in matches[0].failure
-    assert RatingHistory.objects.count() == 4 * 3
+    # Each rated match once (a table of one owner's two seed bots is played unrated).
+    assert RatingHistory.objects.count() == 3 * sum(m.rated for m in matches) > 0
     assert f"cup (#{tournament.pk}, fifteen35): finished, 4 of 4 matches played" in output
 
 
