@@ -15,10 +15,12 @@ class TournamentsConfig(AppConfig):
         from tournaments.config import served  # noqa: F401  (served: its check)
         from tournaments.guard import addresses, lockout
         from tournaments.models import Bot, Replay
-        from tournaments.play import dispatch, replay_store, tasks, version_checks  # noqa: F401  (their tasks, by name)
+        from tournaments.play import dispatch, replay_store, schedule_builds, tasks, version_checks  # noqa: F401  (their tasks, by name)
 
         # The rooms below play wake the dispatcher by a signal (tournaments.wake).
         wake.work_changed.connect(dispatch.on_work_changed, dispatch_uid="dispatch")
+        # A started tournament's schedule is built by a task (issue 42).
+        wake.schedule_wanted.connect(schedule_builds.on_schedule_wanted, dispatch_uid="schedule")
         # Files outside the database go with their rows (matches deleted in any way).
         post_delete.connect(replay_store.forget_files, sender=Replay, dispatch_uid="replay-files")
         # The look of every new user and bot name, for the look-alike check (issue 31).

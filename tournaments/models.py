@@ -135,6 +135,8 @@ class Tournament(models.Model):
 
     class Status(models.TextChoices):
         DRAFT = "draft"
+        #: Started: its schedule is being worked out and written by a task (issue 42).
+        SCHEDULING = "scheduling"
         RUNNING = "running"
         FINISHED = "finished"
         CANCELLED = "cancelled"
@@ -166,6 +168,9 @@ class Tournament(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     matches_total = models.PositiveIntegerField(default=0)
     matches_done = models.PositiveIntegerField(default=0)
+    #: Why its last start did not go through (the schedule's task found it over a quota,
+    #: or failed): it is a draft again, to be started once more.
+    start_failure = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -152,7 +152,7 @@ ROUTES: list[tuple[str, str, str, Any, str, tuple[int, int, int]]] = [
         "/api/tournaments/{tournament}/start/",
         None,
         "json",
-        (200, 403, 401),
+        (202, 403, 401),
     ),
     (
         "tournament cancel",

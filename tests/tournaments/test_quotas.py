@@ -84,11 +84,11 @@ def test_tournaments_running_and_matches_waiting_are_bounded(settings: SettingsW
     assert Match.objects.count() == 0
 
     small = new_tournament(client, versions[:3])  # 3 matches
-    assert client.post(f"/api/tournaments/{small}/start/").status_code == 200
+    assert client.post(f"/api/tournaments/{small}/start/").status_code == 202  # scheduling
     second = new_tournament(client, versions[:2])
     refused(client.post(f"/api/tournaments/{second}/start/"), "1 tournaments running")
     client.post(f"/api/tournaments/{small}/cancel/")
-    assert client.post(f"/api/tournaments/{second}/start/").status_code == 200
+    assert client.post(f"/api/tournaments/{second}/start/").status_code == 202
 
 
 def test_quick_matches_beyond_the_hourly_quota_are_refused(settings: SettingsWrapper) -> None:

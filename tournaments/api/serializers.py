@@ -266,6 +266,7 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
             "matches_total",
             "matches_done",
             "progress",
+            "start_failure",
             "owner",
             "created_at",
             "started_at",
@@ -273,6 +274,7 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
         )
         read_only_fields: tuple[str, ...] = (
             "id",
+            "start_failure",
             "format",
             "time_control",
             "status",

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
@@ -66,19 +66,24 @@ class TournamentViewSet(
             raise ValidationError({"participants": [str(error)]}) from None
         serializer.instance = self.get_queryset().get(pk=tournament.pk)
 
-    @extend_schema(request=None, responses=serializers.TournamentSerializer)
+    @extend_schema(request=None, responses={202: serializers.TournamentSerializer})
     @action(detail=True, methods=["post"])
     def start(self, request: Request, pk: str | None = None) -> Response:
-        """Make and queue every match of the schedule."""
+        """Start it: answered at once (202) with the tournament ``scheduling`` while a task
+        works out and writes its matches (``matches_total`` is their count; it is
+        ``running`` once all are written). Quotas are checked first: a refusal (429)
+        changes nothing. Should the written schedule not fit after all, it is a draft
+        again with ``start_failure`` saying why."""
         tournament = self.get_object()
         check_entrants(list(tournament.participants.select_related("bot")), tournament.rated)
         try:
-            competition_actions.start_tournament(tournament.pk)
+            competition_actions.queue_start(tournament.pk)
         except QuotaExceeded as error:
             raise over_quota(error) from None
         except ServiceError as error:
             raise Conflict(str(error)) from None
-        return Response(self.get_serializer(self.get_queryset().get(pk=tournament.pk)).data)
+        started = self.get_serializer(self.get_queryset().get(pk=tournament.pk))
+        return Response(started.data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses=serializers.TournamentSerializer)
     @action(detail=True, methods=["post"])

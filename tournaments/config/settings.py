@@ -329,9 +329,15 @@ BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1 << 20)
 BOT_UPLOAD_MAX_ENTRIES = env_int("BOT_UPLOAD_MAX_ENTRIES", 200)
 BOT_UPLOAD_MAX_UNPACKED_BYTES = env_int("BOT_UPLOAD_MAX_UNPACKED_BYTES", 8 << 20)
 # Workers also run the check of new bot versions (tournaments.play.version_checks.check_version).
-CELERY_IMPORTS = ["tournaments.play.version_checks"]
+CELERY_IMPORTS = ["tournaments.play.version_checks", "tournaments.play.schedule_builds"]
 CELERY_BEAT_SCHEDULE["resend-lost-checks"] = {
     "task": "tournaments.checks.resend_lost_checks",
+    "schedule": 300.0,
+}
+# A started tournament's schedule is written by a task (tournaments.play.schedule_builds);
+# one whose task was lost is sent again.
+CELERY_BEAT_SCHEDULE["resend-lost-schedules"] = {
+    "task": "tournaments.tasks.resend_lost_schedules",
     "schedule": 300.0,
 }
 # The stored field view (tournaments.rating.field_view, docs/ratings.md): every

@@ -16,12 +16,14 @@ import math
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Min, QuerySet
+from django.db.models import Count, Min, Q, QuerySet
 from django.utils import timezone
 
 from tournaments.errors import ServiceError
 from tournaments.models import BotVersion, Match, Tournament
 
+#: A tournament being scheduled or running counts against the running quota.
+STARTED = (Tournament.Status.SCHEDULING, Tournament.Status.RUNNING)
 #: Seconds a client is told to wait when the quota frees as its own matches finish.
 RETRY_WHEN_PLAYED = 60
 HOUR = dt.timedelta(hours=1)
@@ -41,21 +43,30 @@ def _user_id(user: AbstractBaseUser | AnonymousUser | None) -> int | None:
     return int(user.pk)
 
 
-def check_start(user: AbstractBaseUser | None, new_matches: int) -> None:
-    """May ``user`` start a tournament of ``new_matches`` matches now?"""
+def check_start(
+    user: AbstractBaseUser | None, new_matches: int, starting: int | None = None
+) -> None:
+    """May ``user`` start a tournament of ``new_matches`` matches now? A tournament whose
+    schedule is being written counts as running, with its matches not yet written as
+    waiting (``starting``: the tournament asked about, left out of both)."""
     owner = _user_id(user)
     if owner is None:
         return
-    running = Tournament.objects.filter(owner_id=owner, status=Tournament.Status.RUNNING)
-    if running.count() >= settings.QUOTA_TOURNAMENTS_RUNNING:
+    others = ~Q(pk=starting) if starting is not None else Q()
+    started = Tournament.objects.filter(others, owner_id=owner, status__in=STARTED)
+    if started.count() >= settings.QUOTA_TOURNAMENTS_RUNNING:
         raise QuotaExceeded(
             f"you already have {settings.QUOTA_TOURNAMENTS_RUNNING} tournaments running, the "
             "most allowed at once; wait for one to finish (or cancel one)",
             RETRY_WHEN_PLAYED,
         )
-    waiting = Match.objects.filter(
-        tournament__owner_id=owner, status__in=(Match.Status.QUEUED, Match.Status.RUNNING)
-    ).count()
+    waiting = (
+        Match.objects.filter(
+            tournament__owner_id=owner, status__in=(Match.Status.QUEUED, Match.Status.RUNNING)
+        )
+        .exclude(tournament_id=starting or 0)
+        .count()
+    ) + _not_yet_written(started)
     limit = settings.QUOTA_MATCHES_QUEUED
     if waiting + new_matches > limit:
         raise QuotaExceeded(
@@ -64,6 +75,13 @@ def check_start(user: AbstractBaseUser | None, new_matches: int) -> None:
             "(fewer entrants or rounds) or wait for your other matches",
             RETRY_WHEN_PLAYED,
         )
+
+
+def _not_yet_written(started: QuerySet[Tournament]) -> int:
+    """Matches of the tournaments being scheduled that are not written yet."""
+    scheduling = started.filter(status=Tournament.Status.SCHEDULING)
+    rows = scheduling.annotate(written=Count("matches")).values_list("matches_total", "written")
+    return sum(max(0, total - written) for total, written in rows)
 
 
 def check_quick_match(user: AbstractBaseUser | AnonymousUser | None) -> None:

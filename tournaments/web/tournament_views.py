@@ -236,9 +236,13 @@ def _create(
         rated=rated,
         seed=secrets.randbits(62),
     )
-    competition_actions.start_tournament(tournament.pk)
+    competition_actions.queue_start(tournament.pk)  # its schedule is written by a task
     unrated = "" if rated else " It is unrated: its clocks are not the standard ones."
-    messages.success(request, f"Tournament {tournament.name!r} started.{unrated}")
+    messages.success(
+        request,
+        f"Tournament {tournament.name!r} started: its schedule is being written, and its "
+        f"matches are played as they come.{unrated}",
+    )
     return tournament
 
 
@@ -275,7 +279,10 @@ def live_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]
         "head": list(zip(rows, head, strict=True)),
         "page": page,
         "percent": round(100 * tournament.progress),
-        "live": tournament.status == Tournament.Status.RUNNING,
+        "live": tournament.status in (Tournament.Status.SCHEDULING, Tournament.Status.RUNNING),
+        "written": tournament.matches.count()
+        if tournament.status == Tournament.Status.SCHEDULING
+        else None,
     }
 
 

@@ -70,15 +70,22 @@ def _next_queued(tournament_id: int) -> int | None:
 
 def start(tournament: Tournament) -> Tournament:
     """The tournament started or resumed (``_ready``) unless it is already over."""
-    if tournament.status in (Tournament.Status.DRAFT, Tournament.Status.CANCELLED):
+    if tournament.status in (
+        Tournament.Status.DRAFT,
+        Tournament.Status.SCHEDULING,
+        Tournament.Status.CANCELLED,
+    ):
         return _ready(tournament)
     return tournament
 
 
 def _ready(tournament: Tournament) -> Tournament:
-    """The tournament started (a draft) or resumed (cancelled), with lost leases requeued."""
+    """The tournament started (a draft: its schedule written here), its schedule's writing
+    finished (scheduling), or resumed (cancelled), with lost leases requeued."""
     if tournament.status == Tournament.Status.DRAFT:
         tournament = competition_actions.start_tournament(tournament.pk)
+    elif tournament.status == Tournament.Status.SCHEDULING:  # a start left half-written
+        competition_actions.build_schedule(tournament.pk)
     elif tournament.status == Tournament.Status.CANCELLED:
         tournament = competition_actions.resume_tournament(tournament.pk)
     lease.reap_matches()
