@@ -183,7 +183,7 @@ def at_once(posts: list[tuple[Client, str, dict[str, Any]]]) -> list[Any]:
 
 
 def test_one_table_per_person_and_the_cap_hold_under_concurrent_requests(
-    three_slots: redis.Redis,
+    three_slots: redis.Redis, settings: SettingsWrapper
 ) -> None:
     sit_down = {"game": "oceans11", "variant": "mini", "house_bots": ["random"]}
     ann = person("ann")
@@ -209,3 +209,9 @@ def test_one_table_per_person_and_the_cap_hold_under_concurrent_requests(
     )
     assert form.status_code == 503 and int(form["Retry-After"]) > 0
     assert "All 3 tables are busy; try again in a few minutes." in form.content.decode()
+    settings.TABLE_SLOTS = 0  # a server that seats nobody says so
+    none = client_of(person("hal")).post(
+        "/play/oceans11/", {"variant": "mini", "opponent_1": "house:random"}
+    )
+    assert none.status_code == 503
+    assert "This server seats nobody at tables (TABLE_SLOTS=0)." in none.content.decode()

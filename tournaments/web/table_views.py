@@ -127,7 +127,8 @@ def sit_down(request: HttpRequest, game: str) -> HttpResponse:
                 form.add_error(None, str(error))
                 return _form_page(request, game, form, live, 429)
             except human_match.TablesBusy as error:
-                form.add_error(None, f"{str(error).capitalize()}.")
+                said = str(error)
+                form.add_error(None, f"{said[:1].upper()}{said[1:]}.")
                 busy = _form_page(request, game, form, live, 503)
                 busy["Retry-After"] = str(error.retry_after)
                 return busy
