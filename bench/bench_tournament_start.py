@@ -9,7 +9,9 @@ worker, 2 processes) and one Celery worker process (the batch queue, where the s
 are written; one tournament match at a time, house bots in-process) serve it. The writer
 makes a bot every 0.1 s through the API (POST /api/bots/): first alone (the baseline),
 then while the three owners start their tournaments at once, until all three are running.
-A write or start that gets no answer within 60 s counts as 60 s.
+A write or start that gets no answer within 60 s counts as 60 s; a write refused (a 500: on this
+shared machine PostgreSQL at times refuses connections, "too many clients") is counted and
+fails the goal.
 
 Before issue 42 the start worked the schedule out in the request: 22-27 s holding SQLite's
 write lock, other writes waited up to 18.7 s, and three or four starts at once gave 500s.
@@ -26,6 +28,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import statistics
@@ -98,10 +101,20 @@ def report(results: list[dict[str, Any]]) -> None:
             / statistics.quantiles(r["baseline"], n=20)[-1]
         )
         met = slowest_start <= GOALS["start"] and slowest_write <= GOALS["write"]
+        met = met and not r["failed"] and set(r["codes"]) == {202}
         print(
             f"{r['database']}: slowest start {slowest_start:.2f} s (goal {GOALS['start']}), "
             f"slowest write {slowest_write:.2f} s (goal {GOALS['write']}), p95 during/alone "
-            f"{ratio:.1f}x, matches written {r['written']}: {'met' if met else 'NOT met'}"
+            f"{ratio:.1f}x, matches written {r['written']}, writes failed {r['failed'] or 0}: "
+            f"{'met' if met else 'NOT met'}"
+        )
+        batches = r["batches"]
+        over = [sum(s > GOALS["write"] for s in r[phase]) for phase in ("baseline", "during")]
+        print(
+            f"  {len(batches)} write transactions of the schedules: p50 "
+            f"{statistics.median(batches):.3f} s, longest {max(batches):.3f} s; writes over "
+            f"{GOALS['write']} s: {over[0]} of {len(r['baseline'])} alone, {over[1]} of "
+            f"{len(r['during'])} during"
         )
 
 
@@ -120,8 +133,15 @@ def measure(kind: str) -> dict[str, Any]:
         tokens = seed()
         with served(Path(folder)) as port, celery_worker(Path(folder)):
             baseline = writes_for(port, tokens["writer"], BASELINE_S)
-            during = under_starts(port, tokens, Path(folder) / "gunicorn.log")
-            return {"database": kind, **during, "baseline": baseline}
+            during = under_starts(port, tokens)
+        batches = batch_seconds(Path(folder) / "worker.log")
+        return {"database": kind, **during, "baseline": baseline, "batches": batches}
+
+
+def batch_seconds(log: Path) -> list[float]:
+    """How long each of the schedules' write transactions took (the worker logs each)."""
+    found = re.findall(r"schedule written to \d+ in ([0-9.]+) s", log.read_text())
+    return [float(seconds) for seconds in found]
 
 
 def site_environment(url: str) -> dict[str, str]:
@@ -304,7 +324,7 @@ def writes_for(port: int, token: str, seconds: float) -> list[float]:
     return writer.seconds
 
 
-def under_starts(port: int, tokens: dict[str, Any], log: Path) -> dict[str, Any]:
+def under_starts(port: int, tokens: dict[str, Any]) -> dict[str, Any]:
     """The three starts at once, with the writer going until all three run."""
     writer = Writer(port, tokens["writer"], "during")
     writer.start()
@@ -321,16 +341,12 @@ def under_starts(port: int, tokens: dict[str, Any], log: Path) -> dict[str, Any]
         starter.start()
     for starter in starters:
         starter.join()
-    try:
-        written = wait_running(port, tokens)
-    except ValueError as error:
-        sys.exit(f"a tournament's page failed: {error}")
+    written = wait_running(port, tokens)
     scheduling = time.monotonic() - began
     writer.stop.set()
     writer.join()
-    if writer.failed:
-        sys.exit(f"writes failed meanwhile: {writer.failed[:10]}\n{log.read_text()[-6000:]}")
     return {
+        "failed": writer.failed,
         "starts": [took for took, _ in answers],
         "codes": [status for _, status in answers],
         "during": writer.seconds,
@@ -343,7 +359,11 @@ def wait_running(port: int, tokens: dict[str, Any]) -> list[int]:
     """Polls the tournaments until none is scheduling (at most 10 minutes); their matches."""
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
-        states = [tournament(port, pk) for pk in tokens["tournaments"]]
+        try:
+            states = [tournament(port, pk) for pk in tokens["tournaments"]]
+        except ValueError as error:  # a database busy elsewhere: asked again
+            print(error, file=sys.stderr)
+            states = [{"status": "scheduling"}]
         if all(state["status"] != "scheduling" for state in states):
             return [state["matches_total"] for state in states]
         time.sleep(1.0)
