@@ -4,9 +4,9 @@
   of the container's cgroup (``judge.bot_clock``: one when asking, one at the answer)
   beside the same round trip without them. Median per trip over interleaved rounds.
 - Under load: a bot in Docker that computes 0.3 s of CPU per move, its moves' wall time
-  over their CPU time, on an idle host (baseline) and while ``--spinners`` processes spin
-  on the host: how much wall clock a bot may use while its CPU clock runs, against the
-  wall cap of 3 times its clock.
+  over their CPU time, with the host as it is (baseline; the load average is printed)
+  and while ``--spinners`` more processes spin on it: how much wall clock a bot may use
+  while its CPU clock runs, against the wall cap of 3 times its clock.
 - The worker's watchdog (``judge.stalls``): how late its 0.1 s ticks came under that
   load, against the 1 s that makes a stall.
 
@@ -141,7 +141,7 @@ def main() -> None:
                 f"CPU readings: {t / b:.2f}x (+{(t - b) * 1e6:.0f} us a move)"
             )
             idle = moves(channel, args.moves, 0.3)
-            print(f"0.3 s of CPU a move, idle host (baseline): {ratios(idle)}")
+            print(f"0.3 s of CPU a move, the host as it is (baseline): {ratios(idle)}")
             with spinning(args.spinners), TickGaps() as gaps:
                 loaded = moves(channel, args.moves, 0.3)
             print(f"  with {args.spinners} spinning processes: {ratios(loaded)}")

@@ -135,8 +135,8 @@ def await_line(
                     f"used {used:.3f} s of CPU without answering, past {what}", False
                 ) from None
             raise OutOfTime(
-                f"no answer within {wall_limit:.3f} s of wall clock, its cap behind {what} "
-                f"(it used {used:.3f} s of CPU): a bot that waits times out too",
+                f"no answer in time: none within {wall_limit:.3f} s of wall clock, its cap "
+                f"behind {what} (it used {used:.3f} s of CPU): a bot that waits times out too",
                 True,
             ) from None
         spent = Spent(clock() - since.wall, _used(cpu, since))

@@ -416,6 +416,10 @@ class Referee:
         if self.stop is not None and self.stop():
             raise MatchStopped("the match was stopped before it ended")
 
+    def _host_stalled(self, since: float) -> bool:
+        """Whether the host check says the worker stalled between ``since`` and now."""
+        return self.host is not None and bool(self.host(since, self.clock()))
+
     def _blame_host(self, retire: _Retire, since: float) -> None:
         """Raise HostStalled when a timeout's window (``since`` until now) overlapped a
         stall of the host: the bot's clock ran while nobody could read its answer."""
@@ -487,9 +491,16 @@ class Referee:
         except _Retire as retire:
             self._blame_host(retire, since.wall)
             raise
-        bot.bank -= max(0.0, spent.charged - clock.move_s)
+        over = max(0.0, spent.charged - clock.move_s)
+        wall_over = max(0.0, spent.wall - wall_move) if spent.cpu is not None else over
+        if wall_over and self._host_stalled(since.wall):
+            # The worker stalled during the move: that wall time is the host's, not the
+            # bot's (its CPU seconds, when counted, did not grow while it stalled).
+            wall_over = 0.0
+            over = over if spent.cpu is not None else 0.0
+        bot.bank -= over
         if spent.cpu is not None:
-            bot.wall_bank -= max(0.0, spent.wall - wall_move)
+            bot.wall_bank -= wall_over
         used = spent.wall
         try:
             return protocol.parse_action(line, legal), used

@@ -183,7 +183,7 @@ def test_a_bot_that_sleeps_is_stopped_by_the_wall_clock_three_times_its_clock() 
     outcome = play_cpu(table)
     [fault] = outcome.faults
     assert fault.kind == "timeout"
-    assert "no answer within 6.000 s of wall clock" in fault.reason
+    assert "none within 6.000 s of wall clock" in fault.reason
     assert table.clock.now - 1000.0 < 10.0  # stopped at the wall cap, not at the answer
 
 
@@ -199,7 +199,7 @@ def test_slow_moves_on_the_wall_draw_the_wall_bank_until_a_bot_times_out() -> No
     outcome = play_cpu(table)
     [fault] = outcome.faults
     # Asked 4 times: 3 answers drew 1 s each, the 4th had 3 s of wall left, no more.
-    assert "no answer within 3.000 s of wall clock" in fault.reason
+    assert "none within 3.000 s of wall clock" in fault.reason
     assert banks(table.channels[0]) == [CLOCKS.bank_s] * 4  # its CPU bank was never drawn
 
 
@@ -223,3 +223,42 @@ def test_a_start_slowed_by_the_host_but_not_by_the_bot_is_on_time() -> None:
 
     table = CpuTable(starved_start, first_legal)
     assert play_cpu(table).faults == []
+
+
+def test_wall_time_over_a_stall_of_the_worker_is_not_drawn_from_the_bots_banks() -> None:
+    # No CPU; 5 s of wall on its first move (2 s over 3 * 1 s) across a stall, then 5.5 s
+    # (2.5 s over) with none: had the first excess been drawn, 1 s of the 3 s wall bank
+    # would be left, and the second move would time out at 4 s.
+    stalled_until = 1000.0 + 5.0
+
+    def host(start: float, end: float) -> str:
+        return "stalled" if start < stalled_until else ""
+
+    def slow() -> Behaviour:
+        delays = iter([5.0, 5.5])
+
+        def behaviour(message: dict[str, Any]) -> Reply | None:
+            if message["type"] == "act":
+                return Reply(b'{"type":"action","action":0}', delay=next(delays, 0.0))
+            return first_legal(message)
+
+        return behaviour
+
+    assert play_cpu(CpuTable(slow(), first_legal), host).faults == []
+    [fault] = play_cpu(CpuTable(slow(), first_legal)).faults  # no stall: drawn as before
+    assert "none within 4.000 s of wall clock" in fault.reason
+    # On the wall clock alone the bank is not drawn either.
+    wall_table = Table(moves(delay=1.5, cpu=0.0, first_only=True), first_legal)
+    spec = MatchSpec("race", seed=3, time=CLOCKS)
+    outcome = play_match(
+        spec, TWO, wall_table.start, make_game=make_race, clock=wall_table.clock, host=host
+    )
+    assert outcome.faults == []
+    assert set(banks(wall_table.channels[0])) == {CLOCKS.bank_s}
+
+
+def test_wall_time_with_no_stall_is_drawn_as_before() -> None:
+    table = Table(moves(delay=1.5, cpu=0.0, first_only=True), first_legal)
+    spec = MatchSpec("race", seed=3, time=CLOCKS)
+    play_match(spec, TWO, table.start, make_game=make_race, clock=table.clock, host=lambda s, e: "")
+    assert banks(table.channels[0])[1:2] == [pytest.approx(CLOCKS.bank_s - 0.5)]
