@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from tests.tournaments.conftest import first_legal
 from tournaments.models import Bot, BotVersion, Match, Tournament
+from tournaments.play import version_checks
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +71,27 @@ def test_new_versions_beyond_the_hourly_quota_are_refused(settings: SettingsWrap
         f"/api/bots/{theirs.pk}/versions/", {"file": SimpleUploadedFile("bot.py", b"X = 9\n")}
     )
     assert answer.status_code == 201
+
+
+def test_uploads_the_server_could_not_check_are_not_charged(settings: SettingsWrapper) -> None:
+    settings.QUOTA_UPLOADS_PER_HOUR = 1
+    owner = User.objects.create(username="up")
+    bot = Bot.objects.create(owner=owner, game="bigtwo", name="b")
+    client = signed_in(owner)
+    url = f"/api/bots/{bot.pk}/versions/"
+
+    def upload(text: str) -> Any:
+        return client.post(url, {"file": SimpleUploadedFile("bot.py", text.encode())})
+
+    assert upload("X = 0\n").status_code == 201
+    # The worker could not check it (a host fault: the runtime image is missing).
+    first = BotVersion.objects.get(bot=bot)
+    BotVersion.objects.filter(pk=first.pk).update(status=BotVersion.Status.CHECKING)
+    version_checks.not_checked(first.pk, "the python runtime image is missing")
+    first.refresh_from_db()
+    assert first.check_report["host"] is True
+    assert upload("X = 1\n").status_code == 201, "the server's fault is not charged"
+    refused(upload("X = 2\n"), "at most 1 new bot versions an hour")
 
 
 def test_tournaments_running_and_matches_waiting_are_bounded(settings: SettingsWrapper) -> None:

@@ -94,11 +94,15 @@ def check_quick_match(user: AbstractBaseUser | AnonymousUser | None) -> None:
 
 
 def check_upload(user: AbstractBaseUser | AnonymousUser | None) -> None:
-    """May ``user`` upload one more new version (each is checked) in this hour?"""
+    """May ``user`` upload one more new version (each is checked) in this hour? Versions
+    the server could not check (a host fault, such as a missing runtime image: their
+    report says ``host``) are not counted: the fault was the server's, not theirs."""
     owner = _user_id(user)
     if owner is None:
         return
-    recent = BotVersion.objects.filter(bot__owner_id=owner)
+    mine = BotVersion.objects.filter(bot__owner_id=owner)
+    # By ids: a plain exclude on the JSON key would drop the rows without the key too.
+    recent = mine.exclude(pk__in=mine.filter(check_report__host=True).values("pk"))
     _per_hour(recent, "created_at", settings.QUOTA_UPLOADS_PER_HOUR, "new bot versions")
 
 

@@ -218,12 +218,14 @@ def reap_matches() -> dict[str, int]:
     requeued, failed and resent."""
     now = timezone.now()
     counts = {"requeued": 0, "failed": 0, "resent": 0}
-    expired = Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now)
+    # A lease run out, or held by a worker whose heartbeats stopped: lost either way.
+    lost_lease = Q(lease_expires_at__lt=now) | dispatch.on_dead_workers()
+    expired = Match.objects.filter(lost_lease, status=Match.Status.RUNNING)
     for match_id in list(expired.values_list("id", flat=True)):
         with transaction.atomic():
             match = (
                 Match.objects.select_for_update()
-                .filter(pk=match_id, status=Match.Status.RUNNING, lease_expires_at__lt=now)
+                .filter(lost_lease, pk=match_id, status=Match.Status.RUNNING)
                 .first()
             )
             if match is None:
@@ -259,7 +261,11 @@ def stop_match(match_id: int, attempt: int, reason: str) -> bool:
 
 
 def _requeue_expired(match: Match) -> bool:
-    reason = f"attempt {match.attempt}: lease expired (worker {match.worker or '?'} lost)\n"
+    worker = match.worker or "?"
+    if match.lease_expires_at is not None and match.lease_expires_at > timezone.now():
+        reason = f"attempt {match.attempt}: heartbeats stopped (worker {worker} lost)\n"
+    else:
+        reason = f"attempt {match.attempt}: lease expired (worker {worker} lost)\n"
     return _retry_or_fail(match, reason, f"gave up after {match.attempt} attempts\n")
 
 

@@ -8,6 +8,8 @@ from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Concat
 from django.utils import timezone
 
 from tournaments.competitions import duels
@@ -21,26 +23,36 @@ WITHDRAWN = "not checked: the version was retired before its check ran"
 
 @transaction.atomic
 def withdraw_queued(versions: Iterable[BotVersion]) -> dict[str, int]:
-    """Retiring takes back what these versions still wait for: their checks not yet
-    begun (the versions are rejected, saying so) and every quick match seating one of them
-    that no worker has begun (cancelled), and the running duels seating one of them
-    (cancelled, saying so). A check or match being played ends as usual.
-    How many of each were dropped."""
+    """Retiring takes back everything these versions wait for or play outside tournaments:
+    their checks not yet begun (the versions are rejected, saying so), every quick match
+    seating one of them (cancelled: a running one's worker stops it within
+    MATCH_WATCH_SECONDS), and the running duels seating one of them (cancelled, saying so).
+    A check being played is stopped by its own worker, which watches for the retirement
+    (tournaments.play.version_checks.RetireWatch). How many of each were dropped."""
     ids = [version.pk for version in versions]
     report = {"passed": False, "verdict": "withdrawn", "reason": WITHDRAWN, "problems": []}
     checks = BotVersion.objects.filter(pk__in=ids, status=BotVersion.Status.PENDING).update(
         status=BotVersion.Status.REJECTED, check_sent_at=None, check_report=report
     )
-    waiting = dispatch.quick_matches() | dispatch.table_matches()  # a person's table too
-    queued = waiting.filter(status=Match.Status.QUEUED, seats__version__in=ids)
-    matches = Match.objects.filter(pk__in=list(queued.values_list("id", flat=True))).update(
-        status=Match.Status.CANCELLED,
-        sent_at=None,
-        failure="cancelled: a bot in it was retired before it began\n",
-    )
+    matches = _cancel_quick_matches(ids)
     if checks or matches:
         dispatch.dispatch_after_commit()  # processes they were sent to may be free
     return {"checks": checks, "quick_matches": matches, "duels": duels.end_for_retired(ids)}
+
+
+def _cancel_quick_matches(version_ids: list[int]) -> int:
+    """Cancel the quick matches seating these versions, queued or being played, and the
+    people's tables seating them that no worker has begun."""
+    quick = dispatch.quick_matches().filter(
+        status__in=(Match.Status.QUEUED, Match.Status.RUNNING)
+    ) | dispatch.table_matches().filter(status=Match.Status.QUEUED)  # a person's table too
+    seating = quick.filter(seats__version__in=version_ids)
+    return Match.objects.filter(pk__in=list(seating.values_list("id", flat=True))).update(
+        status=Match.Status.CANCELLED,
+        sent_at=None,
+        lease_expires_at=None,
+        failure=Concat(F("failure"), Value("cancelled: a bot in it was retired\n")),
+    )
 
 
 @transaction.atomic

@@ -10,7 +10,7 @@ count a whole network (an IPv4 /24, an IPv6 /64) rather than one address. Here:
   where each registered, signed in and acted from, in the last SHARE_ADDRESS_DAYS).
   Accounts that share a network, directly or through another account with work, are one
   person; an account never seen from a network (made inside the server) is a person alone.
-- **Newcomers** (accounts with no accepted bot yet) share one small pool
+- **Newcomers** (persons none of whose accounts has an accepted bot) share one small pool
   (SHARE_NEWCOMER_SLOTS processes together), persons in turn inside it: a thousand fresh
   accounts from a thousand networks get one pool, not a thousand shares.
 - **Usage**: the process-seconds each person's checks and quick matches held in the last
@@ -54,9 +54,11 @@ def shares_of(owners: Collection[Owner]) -> dict[Owner, Share]:
     accounts = [owner for owner in owners if owner is not None]
     person = persons(accounts)
     fresh = newcomers(accounts)
+    # A person is new while none of their accounts has an accepted bot.
+    known = {person[owner] for owner in accounts if owner not in fresh}
     found: dict[Owner, Share] = {None: Share(HOUSE, False)}
     for owner in accounts:
-        found[owner] = Share(person[owner], owner in fresh)
+        found[owner] = Share(person[owner], person[owner] not in known)
     return found
 
 

@@ -21,6 +21,7 @@ import datetime as dt
 import logging
 import secrets
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from celery import shared_task
-from django.db import transaction
+from django.conf import settings
+from django.db import DatabaseError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from judge import protocol
@@ -64,6 +67,8 @@ RESEND_AFTER_S = 1800
 LOG_CHARS = 16 << 10
 #: How much of an offending message a fault's line quotes.
 OFFENDING_CHARS = 300
+#: The report of a check stopped because its version (or its bot) was retired meanwhile.
+STOPPED_RETIRED = "not checked: the version was retired while its check ran"
 
 
 def enqueue_check(version_id: int) -> None:
@@ -91,8 +96,14 @@ def check_version(self: Any, version_id: int) -> str:
     if claimed != 1:
         return "skipped"
     version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    stop = runner.StopSignal()
+    watch = RetireWatch(version_id, stop)
+    watch.start()
     try:
-        report = run_check(version.bot.game, bytes(version.code), version_id, backend_maker())
+        report = run_check(version.bot.game, bytes(version.code), version_id, backend_maker(), stop)
+    except runner.MatchStopped:
+        withdrawn(version_id)
+        return "withdrawn"
     except runner.InfrastructureError as error:
         log.warning("version %s: the check could not run: %s", version_id, error)
         if error.lasting or self.request.retries >= self.max_retries:
@@ -102,6 +113,8 @@ def check_version(self: Any, version_id: int) -> str:
         # Not the bot's fault and maybe passing: leave it pending and try again later.
         BotVersion.objects.filter(pk=version_id).update(status=BotVersion.Status.PENDING)
         raise self.retry(exc=error, countdown=RETRY_AFTER_S) from None
+    finally:
+        watch.stop()
     status = BotVersion.Status.ACCEPTED if report["passed"] else BotVersion.Status.REJECTED
     BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.CHECKING).update(
         status=status, check_report=report
@@ -109,6 +122,45 @@ def check_version(self: Any, version_id: int) -> str:
     # Its process is free (and an accepted version joins its game's ladder).
     dispatch.dispatch()
     return str(status)
+
+
+class RetireWatch(threading.Thread):
+    """Looks every MATCH_WATCH_SECONDS whether the version being checked, or its bot, was
+    retired; then sets the check's StopSignal: its match stops at once and its bots are
+    closed, so a retired flood of slow bots frees its processes within moments."""
+
+    def __init__(self, version_id: int, signal: runner.StopSignal) -> None:
+        super().__init__(name=f"retire-watch-{version_id}", daemon=True)
+        self.version_id = version_id
+        self.signal = signal
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        retired = Q(retired=True) | Q(bot__retired=True)
+        try:
+            while not self.stopped.wait(settings.MATCH_WATCH_SECONDS):
+                try:
+                    gone = BotVersion.objects.filter(retired, pk=self.version_id).exists()
+                except DatabaseError:
+                    continue
+                if gone:
+                    self.signal.set("retired")
+                    return
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=5)
+
+
+def withdrawn(version_id: int) -> None:
+    """End a check stopped because its version was retired: rejected, saying so."""
+    report = rejected_unplayed(STOPPED_RETIRED, 0.0) | {"verdict": "withdrawn"}
+    BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.CHECKING).update(
+        status=BotVersion.Status.REJECTED, check_report=report
+    )
+    dispatch.dispatch()  # its process is free
 
 
 def not_checked(version_id: int, cause: str) -> None:
@@ -151,10 +203,15 @@ def table_sizes(game: str) -> range:
 
 
 def run_check(
-    game: str, code: bytes, version_id: int, backend: Callable[[], Backend]
+    game: str,
+    code: bytes,
+    version_id: int,
+    backend: Callable[[], Backend],
+    stop: runner.StopSignal | None = None,
 ) -> dict[str, Any]:
     """The check's report: one match per table size (and per other variant, at the smallest
-    table), the probes, the verdict and the log."""
+    table), the probes, the verdict and the log. Raises runner.MatchStopped once ``stop``
+    is set (the version was retired meanwhile)."""
     began = time.perf_counter()
     unreadable = unreadable_code(code) or build_problem(code, backend)
     if unreadable:
@@ -164,7 +221,11 @@ def run_check(
     # Drawn afresh (not derived from public ids): the deals cannot be known in advance.
     seed = secrets.randbits(62)
     for players, variant in check_tables(game):
-        summary, bot_log = check_match(game, players, code, version_id, backend, variant, seed)
+        if stop is not None and stop():
+            raise runner.MatchStopped(stop.reason)
+        summary, bot_log = check_match(
+            game, players, code, version_id, backend, variant, seed, stop
+        )
         matches.append(summary)
         logs.append(f"--- {variant or 'standard'} match with {players} players ---\n{bot_log}")
     probes = [probe_exit(game, code, backend)]
@@ -240,6 +301,7 @@ def check_match(
     backend: Callable[[], Backend],
     variant: str = "",
     seed: int | None = None,
+    stop: runner.StopSignal | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Play the bot in a random seat against house bots; its summary and the bot's log.
 
@@ -266,7 +328,7 @@ def check_match(
     )
     try:
         # The house opponents are the judge's own code: called in-process, the check is quick.
-        outcome, _ = runner.play(plan, backend, house_in_sandbox=False)
+        outcome, _ = runner.play(plan, backend, house_in_sandbox=False, stop=stop)
     except GameError as error:  # the check's own request is wrong: a bug here, not the bot's
         raise runner.InfrastructureError(f"the check match could not be set up: {error}") from None
     bot_log = outcome["logs"][seat] if outcome.get("logs") else ""
