@@ -12,15 +12,17 @@ sandbox unless ``--sandbox docker``):
 Printed per persona: the newcomer's check (upload to verdict) and quick match (request to
 start) waits, p50 and p95; the tournaments' matches in flight at most and played per
 minute; the flooder's checks and quick matches begun. Two phases in one run: the service's
-scheduler as configured (INTERACTIVE_RESERVE=1, owner cap: half of the rest), and the
-baseline, the same dispatcher with no process kept idle and no cap per owner
-(INTERACTIVE_RESERVE=0, INTERACTIVE_OWNER_CAP=1000): interactive work first, owners in turn,
-as a plain priority queue would do it.
+scheduler as configured (INTERACTIVE_RESERVE=1, owner cap: half of the rest, BATCH_SHARE=1:
+shares by person, issue 42), and the baseline, the same dispatcher with no process kept
+idle, none kept for batch work and no cap per owner (INTERACTIVE_RESERVE=0, BATCH_SHARE=0,
+INTERACTIVE_OWNER_CAP=1000): interactive work first, owners in turn, as a plain priority
+queue would do it. The newcomer's quick match is asked right after its own upload: issue
+42's "a quick match asked right after one's own upload starts within 30 s".
 
 Run: ``python -m bench.bench_fairness [--minutes 4] [--workers 1] [--processes 3]``
 (``--workers 3 --processes 2`` is docker-compose's ``--scale worker=3``; about twice
 ``--minutes`` plus a minute or two). It makes its own PostgreSQL database (dropped at the
-end) and empties Redis db 10.
+end) and empties Redis db 10 (``--broker`` names another).
 """
 
 from __future__ import annotations
@@ -168,14 +170,14 @@ def probe(newcomer: Any, seat: Any, every: float, minutes: float) -> tuple[list[
     return checks, quicks
 
 
-def wind_down(tag: str) -> None:
+def wind_down(tag: str, broker: str = BROKER) -> None:
     """Everything the phase left is ended in the database (its workers are killed)."""
     from tournaments.models import BotVersion, Match, Worker
 
     Match.objects.filter(status__in=("queued", "running")).update(status="cancelled")
     BotVersion.objects.filter(status__in=("pending", "checking")).update(status="rejected")
     Worker.objects.all().delete()
-    redis.Redis.from_url(BROKER).flushdb()
+    redis.Redis.from_url(broker).flushdb()
 
 
 def phase(tag: str, db: str, folder: Path, options: argparse.Namespace) -> dict[str, Any]:
@@ -187,9 +189,14 @@ def phase(tag: str, db: str, folder: Path, options: argparse.Namespace) -> dict[
 
     env = {"CELERY_SKIP_CHECKS": "1", "WORKER_HEARTBEAT_SECONDS": "1"}
     # The service's defaults, or the baseline's (set for the workers and this process).
-    reserve, cap = (0, 1000) if tag == "baseline" else (1, 0)
-    env |= {"INTERACTIVE_RESERVE": str(reserve), "INTERACTIVE_OWNER_CAP": str(cap)}
+    reserve, cap, batch = (0, 1000, 0) if tag == "baseline" else (1, 0, 1)
+    env |= {
+        "INTERACTIVE_RESERVE": str(reserve),
+        "INTERACTIVE_OWNER_CAP": str(cap),
+        "BATCH_SHARE": str(batch),
+    }
     settings.INTERACTIVE_RESERVE, settings.INTERACTIVE_OWNER_CAP = reserve, cap
+    settings.BATCH_SHARE = batch
     with ExitStack() as workers:
         for n in range(options.workers):
             workers.enter_context(worker(f"{tag}-{n}", db, folder, env, options.processes, True))
@@ -219,7 +226,7 @@ def phase(tag: str, db: str, folder: Path, options: argparse.Namespace) -> dict[
             .count(),
             "quick": Match.objects.filter(requested_by=flooder, started_at__isnull=False).count(),
         }
-    wind_down(tag)
+    wind_down(tag, options.broker)
     return {
         "check": checks,
         "quick": quicks,
@@ -247,12 +254,15 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=3, help="each worker's")
     parser.add_argument("--slow-checks", type=int, default=27)
     parser.add_argument("--quick", type=int, default=59)
+    parser.add_argument(
+        "--broker", default=BROKER, help="a Redis database no one else uses (it is emptied)"
+    )
     options = parser.parse_args()
     if options.sandbox == "docker":
         os.environ.setdefault("JUDGE_PIPE_ROOT", str(ROOT / "var" / "pipes"))
     os.environ.setdefault("QUOTA_UPLOADS_PER_HOUR", "1000")
     os.environ.setdefault("QUOTA_QUICK_MATCHES_PER_HOUR", "1000")
-    configure("bench_fairness", BROKER, options.sandbox)
+    configure("bench_fairness", options.broker, options.sandbox)
     from django.conf import settings
 
     settings.QUOTA_UPLOADS_PER_HOUR = settings.QUOTA_QUICK_MATCHES_PER_HOUR = 1000

@@ -71,6 +71,10 @@ TABLES = settings.TABLES_QUEUE
 DISPATCH_LOCK = 0x6A756467  # "judg"
 #: Beats a worker may miss before its processes no longer count.
 LIVE_BEATS = 3
+#: However short the beat, a worker's matches are taken for lost only after this long with
+#: no beat: a loaded host delays a beat by seconds, and a live worker's match must not be
+#: taken from it.
+DEAD_AFTER = dt.timedelta(seconds=10)
 #: A worker not heard from for this long is forgotten (one killed outright leaves its row).
 FORGET_AFTER = dt.timedelta(days=1)
 
@@ -85,10 +89,11 @@ Owner = int | None
 
 
 def on_dead_workers() -> Q:
-    """Running matches held by a worker whose heartbeats stopped (its row is older than
-    LIVE_BEATS beats: killed, or its host gone). They leave flight at once: the reaper
-    queues them again (tournaments.play.lease) without waiting for their leases."""
-    dead = Worker.objects.filter(seen_at__lt=live_since(timezone.now()))
+    """Running matches held by a worker whose heartbeats stopped (no beat for LIVE_BEATS
+    beats and DEAD_AFTER: killed, or its host gone). They leave flight then, and the
+    reaper queues them again (tournaments.play.lease) without waiting for their leases."""
+    now = timezone.now()
+    dead = Worker.objects.filter(seen_at__lt=min(live_since(now), now - DEAD_AFTER))
     held = Q(pk__in=[])
     for name in dead.values_list("name", flat=True):
         held |= Q(worker__startswith=f"{name}:")

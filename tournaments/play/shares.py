@@ -11,7 +11,8 @@ count a whole network (an IPv4 /24, an IPv6 /64) rather than one address. Here:
   Accounts that share a network, directly or through another account with work, are one
   person; an account never seen from a network (made inside the server) is a person alone.
 - **Newcomers** (persons none of whose accounts has an accepted bot) share one small pool
-  (SHARE_NEWCOMER_SLOTS processes together), persons in turn inside it: a thousand fresh
+  (SHARE_NEWCOMER_SLOTS processes together, by default one more than a person's cap),
+  persons in turn inside it: a thousand fresh
   accounts from a thousand networks get one pool, not a thousand shares.
 - **Usage**: the process-seconds each person's checks and quick matches held in the last
   USAGE_WINDOW. The scheduler serves the person who used least first (Slurm's fair-share
@@ -152,5 +153,6 @@ def _check_seconds(
 
 def pool_slots(owner_cap: int) -> int:
     """Processes the newcomers' pool holds at once: SHARE_NEWCOMER_SLOTS, or by default one
-    person's cap."""
-    return settings.SHARE_NEWCOMER_SLOTS or owner_cap
+    more than a person's cap, so that one new person alone never fills it (a first-time
+    author would wait for a flood's whole slow check)."""
+    return settings.SHARE_NEWCOMER_SLOTS or owner_cap + 1
