@@ -11,7 +11,10 @@ stores it, audited by tournaments.fairplay as the service audits it.
    simulated site draws its ladder matches from it and is audited at the default
    threshold. Printed: the share of versions flagged and of sites flagging any (goal: at
    most 1%), against the baseline reading (each version's plain mean of later-minus-first
-   over its iid error, normal, at 1% with no correction over versions).
+   over its iid error, normal, at 1% with no correction over versions). Sites drawn from
+   one library share its chance leanings (a bot whose library deals lean one way leans so
+   in every site): ``--fresh-sites N`` also plays N sites of their own deals (independent,
+   as real sites are; about 5 s a site).
 2. **Power, rotation order**: a bot that carries each deal's hands to its later rotation
    through a perfect channel (bench._cheaters.CarryingPolicy: greedy when it knows
    nothing, a search over the opponent's known hand when it does) joins a site and plays
@@ -165,6 +168,28 @@ def false_flags(
     return rates
 
 
+def fresh_false_flags(sites: int, matches: int, seed: int) -> Rates:
+    """As ``false_flags``, each site with deals of its own (independent sites: a shared
+    library's own chance deviations repeat in every site drawn from it)."""
+    rng = random.Random(seed)
+    maker = field_maker(2)
+    bots = [*range(len(QS)), HOUSE]
+    rates = Rates()
+    for _ in range(sites):
+        played = []
+        for number in range(matches):
+            table = rng.sample(bots, 2)
+            played.append(play(table, [maker(k) for k in table], rng.randrange(1 << 40), number))
+        findings = rotation_order.audit(played, honest={HOUSE})
+        hits = sum(f.flagged for f in findings.values())
+        rates.sites += 1
+        rates.versions += len(findings)
+        rates.flagged += hits
+        rates.sites_flagging += hits > 0
+        rates.naive_flagged += len(naive_flags(played))
+    return rates
+
+
 # 2. Power of the rotation-order audit against a bot that carries the deal.
 
 
@@ -270,6 +295,9 @@ def main() -> None:
     parser.add_argument("--library-deals", type=int, default=60, help="deals per pair (60)")
     parser.add_argument("--sites", type=int, default=300, help="honest sites (300)")
     parser.add_argument("--matches", type=int, default=300, help="ladder matches a site (300)")
+    parser.add_argument(
+        "--fresh-sites", type=int, default=0, help="honest sites with deals of their own (0)"
+    )
     parser.add_argument("--power-sites", type=int, default=10, help="sites with a cheater (10)")
     parser.add_argument("--collusion-sites", type=int, default=3, help="4-seat sites (3)")
     parser.add_argument("--tables", type=int, default=300, help="4-seat tables a site (300)")
@@ -288,7 +316,10 @@ def main() -> None:
         flush=True,
     )
     rates = false_flags(deals, args.sites, args.matches, args.seed + 1)
-    print(f"1. rotation order, honest fields: {rates.line()}", flush=True)
+    print(f"1. rotation order, honest fields drawn from the library: {rates.line()}", flush=True)
+    if args.fresh_sites:
+        rates = fresh_false_flags(args.fresh_sites, args.matches, args.seed + 3)
+        print(f"1. rotation order, honest fields of their own deals: {rates.line()}", flush=True)
 
     started = time.perf_counter()
     found = power(deals, args.power_sites, args.matches, args.seed + 2)
