@@ -189,13 +189,13 @@ if TABLE_SLOTS < 0:
     raise SettingError(f"TABLE_SLOTS={TABLE_SLOTS}: must not be negative (0: no tables)")
 # The scheduler (tournaments.play.dispatch, docs/deploy.md). Every kind of work waits in the
 # database and is sent as processes free: checks and quick matches ("interactive", served
-# first, owners in turn) on the interactive queue, then tournament matches (owners in turn)
-# and, in what nobody else wants, ladder matches on the tournaments queue. The capacity is
-# what the live workers announce (each every WORKER_HEARTBEAT_SECONDS; one not heard from
-# for 3 beats is gone); batch work (tournaments, ladder) never takes the last
-# INTERACTIVE_RESERVE processes, and one owner's interactive work holds at most half of
-# the rest (or INTERACTIVE_OWNER_CAP). TOURNAMENT_SLOTS and LADDER_SLOTS are optional caps
-# (0: none).
+# first, persons in turn: the SHARE_* settings below) on the interactive queue, then
+# tournament matches (owners in turn) and, in what nobody else wants, ladder matches on the
+# tournaments queue. The capacity is what the live workers announce (each every
+# WORKER_HEARTBEAT_SECONDS; one not heard from for 3 beats is gone); batch work
+# (tournaments, duels, ladder) leaves INTERACTIVE_RESERVE processes idle but always may
+# hold BATCH_SHARE, and one person's interactive work holds at most half of the rest (or
+# INTERACTIVE_OWNER_CAP). TOURNAMENT_SLOTS and LADDER_SLOTS are optional caps (0: none).
 # Each queue has its own exchange and routing key: bound to one default exchange, both
 # queues would receive a copy of every message.
 CELERY_TASK_QUEUES = tuple(
