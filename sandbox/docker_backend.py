@@ -522,7 +522,10 @@ def _remove(container: Container) -> None:
     Every process of it is killed through its cgroup first (``sandbox.cgroups``), so
     the engine's kill, which signals PID 1 only, finds nothing it must wait for. A
     container that exited on its own is being removed by the engine (auto-remove):
-    wait for that to finish, so that "closed" means "gone".
+    wait for that to finish, so that "closed" means "gone". A container that exits
+    while the engine kills it for the removal can fail that removal with "is not
+    running" (seen once on Docker 28, leaving it "Removal In Progress"): asked again, the
+    engine removes it.
     """
     _end_processes(container)
     deadline = time.monotonic() + REMOVAL_WAIT_S
@@ -533,9 +536,15 @@ def _remove(container: Container) -> None:
         except docker.errors.NotFound:
             return
         except docker.errors.APIError as error:
-            if error.status_code != 409 or time.monotonic() > deadline:
+            if not _removal_race(error) or time.monotonic() > deadline:
                 raise
         time.sleep(0.02)
+
+
+def _removal_race(error: docker.errors.APIError) -> bool:
+    """Whether a failed removal raced the engine's own (auto-remove in progress, or the
+    container exited while it was being killed): asking again ends it."""
+    return error.status_code == 409 or "is not running" in str(error.explanation or "")
 
 
 class WarmChannel(PipeChannel):
