@@ -40,6 +40,7 @@ from typing import Any
 import redis
 
 from bench._service import ROOT, configure, scratch_database, worker
+from bench._timing import quantiles
 
 BROKER = "redis://127.0.0.1:6379/10"
 GAME = "bigtwo"
@@ -235,14 +236,6 @@ def phase(tag: str, db: str, folder: Path, options: argparse.Namespace) -> dict[
         "per_minute": played / minutes,
         "flooder": flooded,
     }
-
-
-def quantiles(waits: list[float]) -> str:
-    if not waits:
-        return "no sample"
-    ordered = sorted(waits)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"p50 {statistics.median(ordered):6.2f} s  p95 {p95:6.2f} s  (n={len(ordered)})"
 
 
 def main() -> None:

@@ -40,6 +40,7 @@ from typing import Any
 import redis
 
 from bench._service import ROOT, configure, scratch_database, worker
+from bench._timing import quantiles
 
 BROKER = os.environ.get("BENCH_TABLES_REDIS_URL", "redis://127.0.0.1:6379/12")
 GAME = "bigtwo"
@@ -204,14 +205,6 @@ def tables_worker(db: str, folder: Path, env: dict[str, str], slots: int) -> Any
         "tables", db, folder, {**env, "TABLE_SLOTS": str(slots)}, slots, kill=True,
         extra=("-Q", "tables", "--pool", "threads"),
     )  # fmt: skip
-
-
-def quantiles(waits: list[float]) -> str:
-    if not waits:
-        return "no sample"
-    ordered = sorted(waits)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"p50 {statistics.median(ordered):6.2f} s  p95 {p95:6.2f} s  (n={len(ordered)})"
 
 
 def main() -> None:
