@@ -468,3 +468,22 @@ REPLAY_ROOT = MEDIA_ROOT / "replays"
 JUDGE_TABLE_REDIS_URL = env_str("JUDGE_TABLE_REDIS_URL", "") or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis", "unix")) else ""
 )
+
+# Logging: everything the service says goes to standard error, where gunicorn, Celery and
+# compose collect it. Without this, Django sends a request's traceback only to the admins'
+# e-mail (none is configured) when debug is off, so a server error left no trace at all.
+LOG_LEVEL = env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d: %(message)s"},
+    },
+    "handlers": {
+        "stderr": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    # Django's loggers (server errors with their tracebacks, refused requests) and the
+    # service's own reach the root's handler; a Celery worker puts its own handler there.
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
+    "loggers": {name: {"level": LOG_LEVEL} for name in ("tournaments", "judge", "sandbox")},
+}
