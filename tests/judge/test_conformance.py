@@ -16,6 +16,7 @@ registry.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import random
 from collections.abc import Mapping
@@ -25,12 +26,13 @@ import pytest
 
 from judge import protocol
 from judge.bots import policies
-from judge.engine import Game, GameError
+from judge.engine import Action, Game, GameError, IllegalActionError
 from judge.games import GAMES, game_class, new_game, parts, replay
 from judge.options import Option, OptionKind
 from judge.players import house_players
-from judge.referee import MatchSpec, play_match
+from judge.referee import BotInfo, MatchOutcome, MatchSpec, MatchStopped, StartBot, play_match
 from judge.replay import verify
+from tests.judge import offers
 from tests.judge.fakes import validate_message
 from tests.judge.highcard import HighCard
 from tests.judge.test_referee_games import recording
@@ -99,6 +101,14 @@ def random_step(game: Game, rng: random.Random) -> None:
     game.apply(seat, action)
 
 
+def never_ended(name: str, options: Mapping[str, Any], players: int, cap: int) -> str:
+    """The failure of a game that ran past its action cap, naming the game."""
+    return (
+        f"{name} with {dict(options)} at {players} players did not end within {cap} "
+        "actions: it never ends, or its moves_per_game is far too low"
+    )
+
+
 def play_randomly(game: Game, rng: random.Random, check: bool = False) -> Game:
     cap = action_cap(game)
     for _ in range(cap):
@@ -107,10 +117,20 @@ def play_randomly(game: Game, rng: random.Random, check: bool = False) -> Game:
         if check:
             check_position(game)
         random_step(game, rng)
-    raise AssertionError(
-        f"{game.name} with {game.options} at {game.players} players did not end within "
-        f"{cap} actions: it never ends, or its moves_per_game is far too low"
-    )
+    raise AssertionError(never_ended(game.name, game.options, game.players, cap))
+
+
+def capped_match(spec: MatchSpec, bots: list[BotInfo], start: StartBot) -> MatchOutcome:
+    """``play_match`` stopped after the moves its games may take at most (every path that
+    plays a game is capped): a game that never ends fails naming itself, never hangs."""
+    cls = game_class(spec.game)
+    players = spec.players or len(bots)
+    cap = spec.games * (CAP_FACTOR * cls.moves_estimate(spec.options, players) + CAP_MARGIN)
+    asked = itertools.count()
+    try:
+        return play_match(spec, bots, start, stop=lambda: next(asked) > cap)
+    except MatchStopped:
+        raise AssertionError(never_ended(spec.game, spec.options, players, cap)) from None
 
 
 def check_finished(game: Game) -> None:
@@ -261,8 +281,198 @@ def test_an_observation_does_not_change_when_unseen_cards_are_dealt_anew(
             assert twin.to_act() == game.to_act()
             checked += 1
             random_step(game, rng)
-        assert game.is_over(), f"{name} did not end within {action_cap(game)} actions"
+        assert game.is_over(), never_ended(name, game.options, players, action_cap(game))
     assert moved > checked // 4, "dealing the unseen cards anew must move some of them"
+
+
+def legal_pool(name: str) -> dict[str, Action]:
+    """Every action legal somewhere in one random game of ``name`` at each table size and
+    variant: what the game's actions look like, to offer where they are not legal."""
+    if name not in _POOLS:
+        pool: dict[str, Action] = {}
+        rng = random.Random(f"pool-{name}")
+        for table, players, variant in TABLES:
+            if table != name:
+                continue
+            game = make(name, POOL_SEED, players, variant)
+            for _ in range(action_cap(game)):
+                if game.is_over():
+                    break
+                for seat in game.to_act():
+                    pool.update((offers.key(a), a) for a in game.legal_actions(seat))
+                random_step(game, rng)
+        _POOLS[name] = pool
+    return _POOLS[name]
+
+
+_POOLS: dict[str, dict[str, Action]] = {}
+#: The seed of the games the pool of actions comes from (the checked games use others).
+POOL_SEED = 1000
+#: Random games per table whose every position is offered actions outside its legal list.
+OFFER_SEEDS = 2
+
+
+def where(game: Game) -> str:
+    """A position, named well enough to replay it by hand."""
+    return (
+        f"{game.name} ({game.players} players, {game.variant}, options {game.options}, "
+        f"seed {game.seed}) after {len(game.history)} actions"
+    )
+
+
+def shown(actions: list[Action]) -> str:
+    """A legal list in a failure message, cut short when long."""
+    return repr(actions) if len(actions) <= 8 else f"{actions[:8]!r} and {len(actions) - 8} more"
+
+
+def assert_refused(game: Game, seat: int, action: Any) -> None:
+    """``apply`` raises IllegalActionError with a reason, and ``why_illegal`` gives one."""
+    legal = game.legal_actions(seat) if 0 <= seat < game.players else []
+    try:
+        game.apply(seat, action)
+    except IllegalActionError as error:
+        assert str(error).strip(), f"{where(game)}: {action!r} refused without a reason"
+    except Exception as error:  # any other error would escape the referee
+        raise AssertionError(
+            f"{where(game)}: seat {seat} offering {action!r} raised "
+            f"{type(error).__name__}: {error}; refuse it with IllegalActionError and a reason"
+        ) from error
+    else:
+        raise AssertionError(
+            f"{where(game)} accepted {action!r} from seat {seat}, which is not among its "
+            f"legal actions {shown(legal)}: why_illegal must refuse every action outside "
+            "legal_actions"
+        )
+    reason = game.why_illegal(seat, action)
+    assert isinstance(reason, str) and reason.strip(), (
+        f"{where(game)}: why_illegal gave {reason!r} for {action!r}, which apply refuses"
+    )
+
+
+def snapshot(game: Game) -> Any:
+    """Everything a refusal must leave as it was."""
+    seats = range(game.players)
+    return (
+        game.record(),
+        game.to_act(),
+        [game.observation(seat) for seat in seats],
+        [game.legal_actions(seat) for seat in seats],
+    )
+
+
+def offer_outside_the_legal_list(game: Game, pool: dict[str, Action], rng: random.Random) -> None:
+    """Offer one acting seat actions outside its legal list, and others' seats theirs."""
+    before = snapshot(game)
+    seat = rng.choice(game.to_act())
+    offered = [(seat, action) for action in offers.offers(game, seat, pool, rng)]
+    for seat, action in [*offered, *offers.wrong_seats(game, rng)]:
+        assert_refused(game, seat, action)
+    assert snapshot(game) == before, f"{where(game)}: refusing actions changed the game"
+
+
+@pytest.mark.parametrize(("name", "players", "variant"), TABLES, ids=IDS)
+def test_every_action_outside_the_legal_list_is_refused_with_a_reason(
+    name: str, players: int, variant: str
+) -> None:
+    pool = legal_pool(name)
+    rng = random.Random(f"offers-{name}-{players}-{variant}")
+    for seed in range(OFFER_SEEDS):
+        game = make(name, seed, players, variant)
+        for _ in range(action_cap(game)):
+            if game.is_over():
+                break
+            offer_outside_the_legal_list(game, pool, rng)
+            random_step(game, rng)
+        assert game.is_over(), never_ended(name, game.options, players, action_cap(game))
+        for action in rng.sample(list(pool.values()), min(8, len(pool))):
+            assert_refused(game, rng.randrange(players), action)
+
+
+#: (game, option) for every option a game declares.
+OPTIONS = [(name, option.name) for name, cls in CLASSES.items() for option in cls.option_schema]
+#: Pairs of option sets that differ in one option only, drawn at random besides the
+#: default set against each other value (a threshold may show only beside other values).
+RANDOM_PAIRS = 12
+#: Seeded games per pair, table size and variant that may show an option's effect.
+EFFECT_SEEDS = 3
+
+
+def other_values(option: Option) -> list[Any]:
+    """Values of an option besides its default: its extremes, and its default's neighbours."""
+    values = extremes(option)
+    if option.kind is OptionKind.INT:
+        low, high = option.to_json()["minimum"], option.to_json()["maximum"]
+        values += [v for v in (option.default - 1, option.default + 1) if low <= v <= high]
+    return [value for value in dict.fromkeys(values) if value != option.default]
+
+
+def option_pairs(cls: type[Game], option: Option) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Option sets that differ in ``option`` alone: the defaults against each other value,
+    then random sets drawn from the schema against the same set with another value."""
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        ({}, {option.name: value}) for value in other_values(option)
+    ]
+    rng = random.Random(f"pairs-{cls.name}-{option.name}")
+    for _ in range(RANDOM_PAIRS):
+        base, value = random_options(cls, rng), random_options(cls, rng)[option.name]
+        if value != base[option.name]:
+            pairs.append((base, {**base, option.name: value}))
+    return pairs
+
+
+def view(game: Game, option: str) -> Any:
+    """What the seats see and may do now; an observation key named as the option (an echo
+    of its value) is left out, so an option must change the play, not only be shown."""
+    seats = range(game.players)
+    return (
+        game.to_act(),
+        [game.legal_actions(seat) for seat in seats],
+        [{k: v for k, v in game.observation(seat).items() if k != option} for seat in seats],
+        game.result() if game.is_over() else None,
+        game.revealed() if game.is_over() else None,
+    )
+
+
+def changes_the_game(
+    option: str, pair: tuple[dict[str, Any], dict[str, Any]], table: tuple[str, int, str], seed: int
+) -> bool:
+    """Whether two games from one seed and table, one with each option set of ``pair``,
+    played by the same random choices, ever differ in what their seats see or may do, or
+    in their result."""
+    name, players, variant = table
+    games = [make(name, seed, players, variant, options) for options in pair]
+    rngs = [random.Random(seed), random.Random(seed)]
+    cap = max(action_cap(game) for game in games)
+    for _ in range(cap):
+        if view(games[0], option) != view(games[1], option):
+            return True
+        if games[0].is_over():
+            return False
+        for game, rng in zip(games, rngs, strict=True):
+            random_step(game, rng)
+    raise AssertionError(never_ended(name, pair[1], players, cap))
+
+
+@pytest.mark.parametrize(("name", "option"), OPTIONS, ids=[f"{n}-{o}" for n, o in OPTIONS])
+def test_every_option_changes_what_the_seats_see_or_the_outcome(name: str, option: str) -> None:
+    cls = CLASSES[name]
+    declared = next(o for o in cls.option_schema if o.name == option)
+    played = 0
+    for pair in option_pairs(cls, declared):
+        for table in [t for t in TABLES if t[0] == name]:
+            if any(refused_clearly(cls, options, table[1]) for options in pair):
+                continue
+            for seed in range(EFFECT_SEEDS):
+                played += 1
+                if changes_the_game(option, pair, table, seed):
+                    return
+    assert played, f"{name} refuses every value of {option!r} but its default: drop the option"
+    raise AssertionError(
+        f"{name} option {option!r} changed no observation, legal action or result in "
+        f"{played} pairs of seeded games that differ in it alone (its default "
+        f"{declared.default!r} against {other_values(declared)}, and random option sets): "
+        "the engine ignores it"
+    )
 
 
 @pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))
@@ -272,7 +482,7 @@ def test_every_message_of_a_match_fits_its_schema(name: str) -> None:
         bots, start = house_players(name, ["random"] * players, match_seed=players)
         seen: list[str] = []
         spec = MatchSpec(name, seed=players, players=players)
-        outcome = play_match(spec, bots, recording(start, seen))
+        outcome = capped_match(spec, bots, recording(start, seen))
         assert outcome.faults == [] and verify(outcome.record) == []
         assert {"hello", "act", "game_over", "match_over"} <= set(seen)
 
@@ -327,5 +537,5 @@ def test_every_house_bot_plays_a_match_without_a_fault(name: str) -> None:
     for bot in policies(name):
         bots, start = house_players(name, [bot] * cls.default_players, match_seed=7)
         spec = MatchSpec(name, seed=7, players=cls.default_players, options=dict(cls.check_options))
-        outcome = play_match(spec, bots, start)
+        outcome = capped_match(spec, bots, start)
         assert outcome.faults == [], f"house bot {bot!r}: {outcome.faults}"
