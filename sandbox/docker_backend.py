@@ -72,6 +72,7 @@ from sandbox.removal import Removals, wait_all
 from sandbox.reuse import CONTROL, ReusedSeat, SeatBroken
 from sandbox.runtimes import BUILD_DIR, PYTHON, BotBuild, Runtime, detect
 from sandbox.streams import StreamChannel
+from sandbox.tally import CONTAINER_STARTS
 
 log = logging.getLogger(__name__)
 
@@ -108,10 +109,11 @@ class SandboxError(RuntimeError):
     fault, worth retrying once the cause is fixed."""
 
 
-def connect() -> docker.DockerClient:
-    """A client for the engine of the environment (DOCKER_HOST, or the local socket)."""
+def connect(timeout: int = API_TIMEOUT_S) -> docker.DockerClient:
+    """A client for the engine of the environment (DOCKER_HOST, or the local socket);
+    ``timeout``: seconds each call may take (a health probe asks for a short one)."""
     try:
-        client = docker.from_env(timeout=API_TIMEOUT_S)
+        client = docker.from_env(timeout=timeout)
         client.ping()
     except docker.errors.DockerException as error:
         raise SandboxError(
@@ -272,6 +274,7 @@ class DockerBackend:
             except BaseException:
                 channel.close()
                 raise
+            CONTAINER_STARTS.add()
         except BaseException as error:
             if container is not None:
                 _remove(container)
@@ -308,6 +311,7 @@ class DockerBackend:
         channel.cpu_clock = self._cpu_counter(container)
         try:
             container.start()
+            CONTAINER_STARTS.add()
         except BaseException as error:
             channel.close()
             channel.wait_removed(API_TIMEOUT_S + REMOVAL_WAIT_S)
@@ -385,6 +389,7 @@ class DockerBackend:
         )
         try:
             container.start()
+            CONTAINER_STARTS.add()
             timer.start()
             reused.greeted()
         except BaseException as error:

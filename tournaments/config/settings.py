@@ -487,3 +487,15 @@ LOGGING = {
     "root": {"handlers": ["stderr"], "level": "WARNING"},
     "loggers": {name: {"level": LOG_LEVEL} for name in ("tournaments", "judge", "sandbox")},
 }
+
+# Operators (docs/deploy.md, "Metrics and health"): /metrics answers a staff member's
+# session, or a request with "Authorization: Bearer METRICS_TOKEN" (empty: staff only);
+# its waits are those of the work begun in the last METRICS_WAIT_WINDOW_SECONDS. /health
+# answers anyone (200 or 503) and gives the reasons to the same readers as /metrics.
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+METRICS_WAIT_WINDOW_SECONDS = env_int("METRICS_WAIT_WINDOW_SECONDS", 900)
+if METRICS_WAIT_WINDOW_SECONDS < 1 or (METRICS_TOKEN and len(METRICS_TOKEN) < 16):
+    raise SettingError(
+        "METRICS_WAIT_WINDOW_SECONDS must be positive, and METRICS_TOKEN at least 16 "
+        "characters (e.g. python -c 'import secrets; print(secrets.token_urlsafe())')"
+    )

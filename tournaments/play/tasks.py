@@ -25,6 +25,7 @@ from typing import Any
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import (
+    task_postrun,
     worker_process_shutdown,
     worker_ready,
     worker_shutdown,
@@ -37,7 +38,7 @@ from judge.engine import GameError
 from judge.games import GAMES
 from sandbox.backend import Backend
 from tournaments.models import Match
-from tournaments.play import clocks, dispatch, lease, live_feed, runner
+from tournaments.play import clocks, dispatch, lease, live_feed, ops_counters, runner
 from tournaments.play.human_seat import PERSON_POLICY
 from tournaments.play.instance import judge_instance
 from tournaments.rating import field_view
@@ -234,6 +235,24 @@ def stopped(match_id: int, attempt: int, reason: str) -> str:
         return "failed"
     lease.stop_match(match_id, attempt, "stopped: the match was cancelled")
     return "stopped"
+
+
+@task_postrun.connect
+def count_after_task(
+    task: Any = None, args: Any = None, retval: Any = None, state: str = "", **_: Any
+) -> None:
+    """The operators' counters (tournaments.play.ops_counters): how a match attempt ended
+    and its bots' faults once stored, and the bot containers this process started since
+    its last task (a check's too). A retry (state RETRY) is not an ending."""
+    if getattr(task, "name", "") != dispatch.PLAY_MATCH or state != "SUCCESS":
+        ops_counters.containers_started()
+        return
+    faults: list[Any] = []
+    if retval == "stored":
+        match_id = (args or [None])[0]
+        faults = list(Match.objects.filter(pk=match_id).values_list("faults", flat=True))
+        faults = [fault for found in faults for fault in found or []]
+    ops_counters.attempt_ended(str(retval), faults)
 
 
 @shared_task(acks_late=True, name="tournaments.tasks.reap_matches")

@@ -15,6 +15,7 @@ from tournaments.web import (
     game_files,
     live_views,
     match_views,
+    ops_views,
     quick_views,
     table_views,
     tournament_views,
@@ -24,6 +25,8 @@ app_name = "web"
 
 urlpatterns = [
     path("", board_views.home, name="home"),
+    path("metrics", ops_views.metrics_view, name="metrics"),
+    path("health", ops_views.health_view, name="health"),
     path("leaderboard/<str:game>/", board_views.leaderboard, name="leaderboard"),
     path("bots/upload/", bot_views.upload, name="upload"),
     path("bots/<int:bot_id>/", bot_views.bot_page, name="bot"),
