@@ -3,7 +3,7 @@
 judge/ may not import sandbox/, so the referee states here, structurally, what it needs
 from a bot's channel: ``send``, ``recv``, ``stderr`` and ``close``, with the judge's own
 exceptions. A sandbox channel (which raises ``sandbox.channel`` exceptions) is wrapped by
-``judge.cli.sandboxing.SandboxChannel``, which converts them; in-process players
+``judge.sandbox_bridge.SandboxChannel``, which converts them; in-process players
 (``judge.players``) and the tests' scripted fakes raise these directly.
 
 Whatever a channel raises, the referee turns it into a fault of the bot's seat: an

@@ -677,7 +677,7 @@ def play_match(
     ``spec`` says what to play; ``bots`` names the bots (one per seat, in seat order for
     the first game); ``start(i)`` starts bot ``i`` and returns its channel (a
     ``judge.channel.BotChannel``: wrap a sandbox channel in
-    ``judge.cli.sandboxing.SandboxChannel``). Every channel is closed before this returns.
+    ``judge.sandbox_bridge.SandboxChannel``). Every channel is closed before this returns.
 
     Bots' misbehaviour never raises: it becomes a ``Fault`` in the outcome. This raises
     only for a bad request (``judge.engine.GameError`` for an unknown game, variant,

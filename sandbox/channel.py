@@ -4,7 +4,7 @@ The referee sees only this interface, so it works the same with a Docker contain
 local process, or a scripted fake in the tests. A channel may also offer
 ``cpu_seconds() -> float | None``, the CPU seconds its bot's processes used so far (the
 container's cgroup, the local process's times): the referee then times the bot by them
-(``judge.bot_clock``, reached through ``judge.cli.sandboxing.SandboxChannel``).
+(``judge.bot_clock``, reached through ``judge.sandbox_bridge.SandboxChannel``).
 """
 
 from __future__ import annotations

@@ -22,13 +22,7 @@ from typing import Any
 
 from judge.cli.game_options import add_setting_arguments, options_help, parse_options
 from judge.cli.lifecycles import close_pool
-from judge.cli.sandboxing import (
-    BotSpecError,
-    SandboxUnavailable,
-    backend_for_cli,
-    prepare_bot,
-    starter,
-)
+from judge.cli.sandboxing import BotSpecError, backend_for_cli, prepare_bot
 from judge.duel.chart import llr_svg
 from judge.duel.pairs import seatings
 from judge.duel.sprt import Decision, Sprt
@@ -37,6 +31,7 @@ from judge.engine import GameError
 from judge.games import GAMES, game_class
 from judge.players import house_seed
 from judge.referee import MatchSpec, TimeControl, play_match
+from judge.sandbox_bridge import SandboxUnavailable, starter
 from sandbox.backend import Backend
 
 #: Most pairs one round may play (both of its matches hold that many games).

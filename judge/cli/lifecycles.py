@@ -1,7 +1,7 @@
 """The server's container lifecycles for ``python -m judge play --sandbox docker``.
 
 ``fresh``: every seating's bots start in new containers, removed before the next one
-(``sandboxing.starter``). ``pool``: the worker's default (``sandbox.pool``): containers
+(``judge.sandbox_bridge.starter``). ``pool``: the worker's default (``sandbox.pool``): containers
 kept across matches, a fresh bot process per seating, no container serving two seatings
 of one match; with ``--matches N`` the later matches take the earlier ones' containers,
 as a tournament's worker does. House bots get their seed per seating (by environment),
@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.cli.sandboxing import HOUSE_SEED_ENV, PreparedBot, SandboxChannel, SandboxUnavailable
+from judge.bot_folders import HOUSE_SEED_ENV, PreparedBot
 from judge.players import house_seed
 from judge.referee import MatchSpec, blocks, schedule
+from judge.sandbox_bridge import SandboxChannel, SandboxUnavailable
 from sandbox.channel import Channel
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart

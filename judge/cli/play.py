@@ -25,17 +25,12 @@ from typing import Any
 
 from judge.cli.game_options import add_setting_arguments, options_help, parse_options
 from judge.cli.lifecycles import LIFECYCLES, PooledMatch, close_pool, pooled_backend
-from judge.cli.sandboxing import (
-    BotSpecError,
-    SandboxUnavailable,
-    backend_for_cli,
-    prepare_bot,
-    starter,
-)
+from judge.cli.sandboxing import BotSpecError, backend_for_cli, prepare_bot
 from judge.engine import GameError
 from judge.games import GAMES, game_class
 from judge.players import house_seed
 from judge.referee import MatchOutcome, MatchSpec, TimeControl, play_match
+from judge.sandbox_bridge import SandboxUnavailable, starter
 from sandbox.backend import Backend
 from sandbox.pool import Pools
 

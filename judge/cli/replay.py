@@ -21,16 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from judge.cli.lifecycles import LIFECYCLES, close_pool, pooled_backend
-from judge.cli.sandboxing import (
-    BotSpecError,
-    SandboxChannel,
-    SandboxUnavailable,
-    backend_for_cli,
-    bot_environment,
-    prepare_bot,
-)
+from judge.cli.sandboxing import BotSpecError, backend_for_cli, prepare_bot
 from judge.engine import GameError
 from judge.replay import BadRecord, Difference, compare_bot, compare_seat, verify
+from judge.sandbox_bridge import SandboxChannel, SandboxUnavailable, bot_environment
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart
 from sandbox.pool import PoolTable

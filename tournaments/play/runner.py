@@ -2,7 +2,10 @@
 
 This is the worker's only contact with judge/ and sandbox/. It reads nothing from the
 database itself: the caller passes what the match needs (``MatchPlan``), so the time spent
-here is sandbox and referee time only.
+here is sandbox and referee time only. An uploaded bot's archive is unpacked here; a
+house bot's folder (with a plugin game's package) comes from ``judge.bot_folders`` and the
+sandbox is reached through ``judge.sandbox_bridge``, as the command line does: the service
+never imports judge.cli.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from importlib import import_module
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
+from judge import sandbox_bridge
+from judge.bot_folders import HOUSE_SEED_ENV, house_bot
 from judge.bots import house_policy
 from judge.channel import BotChannel
-from judge.cli import sandboxing
 from judge.players import PolicyChannel, house_seed
 from judge.protocol import FaultKind
 from judge.referee import (
@@ -69,7 +73,7 @@ def lasting_cause(error: BaseException | None) -> bool:
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        if isinstance(error, sandboxing.SandboxUnavailable) or type(error).__name__ in LASTING:
+        if isinstance(error, sandbox_bridge.SandboxUnavailable) or type(error).__name__ in LASTING:
             return True
         if isinstance(error, InfrastructureError) and error.lasting:
             return True
@@ -196,7 +200,7 @@ class _Busy:
                     self.seconds += time.perf_counter() - self._since
 
 
-class _TimedChannel(sandboxing.SandboxChannel):
+class _TimedChannel(sandbox_bridge.SandboxChannel):
     """The referee's channel to a sandboxed bot, its close timed into ``busy``."""
 
     def __init__(self, channel: Channel, busy: _Busy) -> None:
@@ -257,8 +261,8 @@ def seat_label(plan: MatchPlan, index: int) -> str:
 def make_backend(name: str) -> Backend:
     """The sandbox backend ``name``; InfrastructureError if it cannot run here."""
     try:
-        return sandboxing.make_backend(name)
-    except sandboxing.SandboxUnavailable as error:
+        return sandbox_bridge.make_backend(name)
+    except sandbox_bridge.SandboxUnavailable as error:
         raise InfrastructureError(str(error), lasting=True) from error
 
 
@@ -327,8 +331,7 @@ def _prepare(plan: MatchPlan, index: int, workdir: Path) -> Path:
     seat = plan.seats[index]
     folder = workdir / f"seat{index}"
     if seat.house_policy:
-        folder.mkdir()
-        return sandboxing.prepare_bot(f"house:{seat.house_policy}", plan.game, folder).folder
+        return house_bot(plan.game, seat.house_policy, folder).folder
     return unpack(seat.code, folder)
 
 
@@ -336,7 +339,7 @@ def seat_env(plan: MatchPlan, index: int, base: dict[str, str] | None) -> dict[s
     """Seat ``index``'s environment: the backend's, and a house bot's seed."""
     if not plan.seats[index].house_policy:
         return base
-    return {**(base or {}), sandboxing.HOUSE_SEED_ENV: str(house_seed(plan.seed, index))}
+    return {**(base or {}), HOUSE_SEED_ENV: str(house_seed(plan.seed, index))}
 
 
 #: How a duplicate match's containers live (``play``'s ``lifecycle``).
@@ -455,7 +458,7 @@ def play(
                 for j in wanted:
                     if j not in folders:
                         folders[j] = _prepare(plan, j, Path(workdir))
-                env = sandboxing.bot_environment(sandbox[0])
+                env = sandbox_bridge.bot_environment(sandbox[0])
 
                 def seat(j: int) -> SeatStart:
                     return SeatStart(

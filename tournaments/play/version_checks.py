@@ -35,11 +35,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from judge import protocol
-from judge.cli.sandboxing import bot_environment
 from judge.engine import GameError
 from judge.games import game_class
 from judge.protocol import FaultKind
 from judge.rng import derive_seed
+from judge.sandbox_bridge import bot_environment
 from sandbox.backend import Backend
 from sandbox.channel import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from sandbox.limits import Limits
