@@ -154,7 +154,10 @@ def check_position(game: Game) -> None:
         assert json.loads(json.dumps(seen)) == seen
         assert bool(game.legal_actions(seat)) == (seat in acting)
         if seat not in acting:
-            assert game.why_illegal(seat, game.fallback_action(next(iter(acting)))) is not None
+            action = game.fallback_action(next(iter(acting)))
+            assert game.why_illegal(seat, action) is not None, (
+                f"{where(game)} accepted {action!r} from seat {seat}, which is not to act"
+            )
 
 
 @pytest.mark.parametrize(("name", "players", "variant"), TABLES, ids=IDS)
