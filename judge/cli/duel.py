@@ -24,7 +24,7 @@ from judge.cli.game_options import add_setting_arguments, options_help, parse_op
 from judge.cli.lifecycles import close_pool
 from judge.cli.sandboxing import BotSpecError, backend_for_cli, prepare_bot
 from judge.duel.chart import llr_svg
-from judge.duel.pairs import seatings
+from judge.duel.pairs import seatings, seed_slots
 from judge.duel.sprt import Decision, Sprt
 from judge.duel.state import DuelState
 from judge.engine import GameError
@@ -149,14 +149,20 @@ def _round(
         time=TimeControl(args.startup, args.move_time, args.bank),
     )
     first, second = seatings(players, args.b, args.a, args.panel)
-    return _game_scores(spec, first, backend), _game_scores(spec, second, backend)
+    return (
+        _game_scores(spec, first, seed_slots(players, 0), backend),
+        _game_scores(spec, second, seed_slots(players, 1), backend),
+    )
 
 
-def _game_scores(spec: MatchSpec, seating: list[str], backend: Backend) -> list[list[float]]:
-    """Each game's scores, seat by seat, of one match with ``seating``'s bots."""
+def _game_scores(
+    spec: MatchSpec, seating: list[str], slots: list[int], backend: Backend
+) -> list[list[float]]:
+    """Each game's scores, seat by seat, of one match with ``seating``'s bots (a house
+    bot's seed is the one of seat ``slots[seat]``: see ``seed_slots``)."""
     with tempfile.TemporaryDirectory(prefix="judge-duel-") as work:
         bots = [
-            prepare_bot(arg, spec.game, Path(work), seed=house_seed(spec.seed, seat))
+            prepare_bot(arg, spec.game, Path(work), seed=house_seed(spec.seed, slots[seat]))
             for seat, arg in enumerate(seating)
         ]
         outcome = play_match(

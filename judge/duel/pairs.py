@@ -30,6 +30,22 @@ def seatings(players: int, b: Bot, a: Bot, panel: Bot) -> tuple[list[Bot], list[
     return first, second
 
 
+def seed_slots(players: int, seating: int) -> list[int]:
+    """For each seat of a pair's first game (``seating`` 0) or second (1), the seat whose
+    house-bot seed the bot sitting there takes: the seat it held in the first game.
+
+    A house bot draws its random choices from a seed; seeded by the seat it sits in, B in
+    the second game would play A's first-game choices and A B's, so two identical house
+    bots replay each other's game exactly and tie every pair (issue 47). Seeded by the
+    seat each bot held first, every bot keeps its own choices across the pair and the two
+    games differ only in who sits where."""
+    slots = list(range(players))
+    if seating:
+        seat_b, seat_a = duel_seats(players)
+        slots[seat_b], slots[seat_a] = seat_a, seat_b
+    return slots
+
+
 def game_points(scores: Sequence[float], b_seat: int, a_seat: int) -> float:
     """B's points in one game: 1 for a score above A's, 0.5 for the same, else 0."""
     if scores[b_seat] > scores[a_seat]:

@@ -55,6 +55,22 @@ def test_a_much_weaker_b_is_refused_in_words_and_charted(
     assert len(line.attrib["points"].split()) == rounds_played + 1  # the origin, each round
 
 
+def test_two_identical_random_house_bots_do_not_mirror_each_other(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Seeded by seat, B in the second game replayed A's first game and every pair tied
+    # (issue 47: H0 after 100 games with the interval [-0.0, -0.0]).
+    status, out, err = duel(
+        capsys, "oceans11", "house:random", "house:random", "--seed", "1",
+        "--max-games", "100", "--pairs-per-round", "25", "--json",
+    )  # fmt: skip
+    assert status in (0, 1), err
+    last = rounds(out)[-1]
+    counts = last["pentanomial"]
+    assert counts[2] < sum(counts), f"every pair tied: {counts}"
+    assert last["elo"]["low"] < last["elo"]["high"]
+
+
 def test_the_cap_ends_an_undecided_duel_of_four_player_tables(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from judge.duel.pairs import pair_points, seatings
+from judge.duel.pairs import pair_points, seatings, seed_slots
 from judge.duel.sprt import (
     Decision,
     Pentanomial,
@@ -142,3 +142,9 @@ def test_b_and_a_swap_symmetric_seats_and_the_panel_stays() -> None:
     assert seatings(2, "B", "A", "P") == (["B", "A"], ["A", "B"])
     # First game B (seat 0) beats A (seat 2); second game A (now seat 0) and B tie.
     assert pair_points([5, -1, -4, 0], [2, 0, 2, -4]) == 1.5
+
+
+def test_each_bot_keeps_the_seed_of_its_first_seat_in_the_second_game() -> None:
+    assert seed_slots(4, 0) == [0, 1, 2, 3]
+    assert seed_slots(4, 1) == [2, 1, 0, 3]  # B (seat 2 now) keeps seat 0's seed, A seat 2's
+    assert seed_slots(2, 1) == [1, 0]

@@ -75,6 +75,23 @@ def test_a_duel_stops_at_its_cap_and_fills_a_larger_table_with_the_panel(owner: 
     assert [v.pk for v in second.seat_versions()] == [a.pk, panel.pk, b.pk, panel.pk]
 
 
+def test_two_identical_house_bots_play_pairs_that_do_not_mirror_each_other(owner: User) -> None:
+    # Issue 47: house bots were seeded by seat, so B in a pair's second game replayed A's
+    # choices of the first: two identical random bots tied every pair, H0 after 100 games
+    # with the interval [-0.0, -0.0]. Seeded by the seat each held first, they do not.
+    b = own_version(owner, "random")
+    a = bot_actions.house_version("oceans11", "random")
+    request = DuelRequest(b=b, a=a, pairs_per_round=25, max_games=100, seed=7)
+    duel = duels.create_duel(owner, request)
+
+    duel.refresh_from_db()
+    counts = duel.state["pentanomial"]
+    assert sum(counts) == duel.state["pairs"] > 0
+    assert counts[2] < sum(counts), f"every pair tied: {counts}"
+    elo = duel.state["elo"]
+    assert elo["low"] < elo["estimate"] < elo["high"]
+
+
 @pytest.mark.parametrize(
     ("change", "said"),
     [

@@ -146,6 +146,9 @@ class SeatPlan:
     house_policy: str = ""
     #: A person plays this seat from a browser (tournaments.play.human_seat), not a bot.
     person: bool = False
+    #: The seat whose seed a house bot here takes (None: its own). A duel's second game
+    #: seeds B and A as they were seeded in the first (judge.duel.pairs.seed_slots).
+    seed_slot: int | None = None
 
 
 @dataclass(frozen=True)
@@ -339,7 +342,13 @@ def seat_env(plan: MatchPlan, index: int, base: dict[str, str] | None) -> dict[s
     """Seat ``index``'s environment: the backend's, and a house bot's seed."""
     if not plan.seats[index].house_policy:
         return base
-    return {**(base or {}), HOUSE_SEED_ENV: str(house_seed(plan.seed, index))}
+    return {**(base or {}), HOUSE_SEED_ENV: str(seat_seed(plan, index))}
+
+
+def seat_seed(plan: MatchPlan, index: int) -> int:
+    """The seed of a house bot in seat ``index``: the match's, derived for its seed slot."""
+    slot = plan.seats[index].seed_slot
+    return house_seed(plan.seed, index if slot is None else slot)
 
 
 #: How a duplicate match's containers live (``play``'s ``lifecycle``).
@@ -490,7 +499,7 @@ def play(
             if plan.seats[index].person:
                 return PersonChannel(plan.match_id)
             if not sandboxed(index):
-                seed = house_seed(plan.seed, index)
+                seed = seat_seed(plan, index)
                 return PolicyChannel(house_policy(plan.game, plan.seats[index].house_policy, seed))
             if index not in pending:
                 start_together([index])

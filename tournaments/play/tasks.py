@@ -34,6 +34,7 @@ from celery.signals import (
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
+from judge.duel.pairs import seed_slots
 from judge.engine import GameError
 from judge.games import GAMES
 from sandbox.backend import Backend
@@ -97,6 +98,9 @@ def worker_name(celery_hostname: str | None) -> str:
 
 def load_plan(match_id: int) -> runner.MatchPlan:
     match = Match.objects.get(pk=match_id)
+    versions = match.seat_versions()
+    # A duel's round seeds each house bot by the seat it held in the pair's first game.
+    slots = seed_slots(len(versions), match.duel_seating) if match.duel_id else None
     seats = [
         runner.SeatPlan(
             name=f"{version.bot.name} v{version.number}",
@@ -104,8 +108,9 @@ def load_plan(match_id: int) -> runner.MatchPlan:
             code=bytes(version.code),
             house_policy="" if person else version.bot.house_policy,
             person=person,
+            seed_slot=None if slots is None else slots[index],
         )
-        for version in match.seat_versions()
+        for index, version in enumerate(versions)
         for person in [version.bot.house_policy == PERSON_POLICY]
     ]
     return runner.MatchPlan(
