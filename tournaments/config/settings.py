@@ -363,6 +363,20 @@ CELERY_BEAT_SCHEDULE["fair-play"] = {
     "options": {"queue": "tournaments"},
 }
 
+# Housekeeping (tournaments.play.housekeeping, docs/deploy.md "What grows"): every
+# HOUSEKEEPING_SECONDS beat prunes the sign-in log (django-axes' AccessLog, a row per
+# sign-in) to its last SIGNIN_LOG_DAYS days, failure counts past their lockout and
+# expired sessions (SESSION_COOKIE_AGE, Django's two weeks, after their last use).
+HOUSEKEEPING_SECONDS = env_float("HOUSEKEEPING_SECONDS", 3600.0)
+SIGNIN_LOG_DAYS = env_int("SIGNIN_LOG_DAYS", 90)
+if HOUSEKEEPING_SECONDS <= 0 or SIGNIN_LOG_DAYS < 1:
+    raise SettingError("HOUSEKEEPING_SECONDS and SIGNIN_LOG_DAYS must be positive")
+CELERY_IMPORTS.append("tournaments.play.housekeeping")
+CELERY_BEAT_SCHEDULE["housekeeping"] = {
+    "task": "tournaments.tasks.housekeeping",
+    "schedule": HOUSEKEEPING_SECONDS,
+}
+
 # Abuse limits (docs/deploy.md, "Limits"): request size, rate limits, sign-in lockout.
 # A request body over REQUEST_MAX_BYTES is refused (413) before anything reads it; files
 # stay in memory, cut one byte past BOT_UPLOAD_MAX_BYTES (tournaments.guard.requestlimits).
