@@ -123,6 +123,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as folder:
+        Path(folder).chmod(0o711)  # reachable by a remapping engine (docs/deploy.md)
         code, pipes = Path(folder) / "bot", Path(folder) / "pipes"
         code.mkdir()
         pipes.mkdir()

@@ -174,6 +174,7 @@ def main() -> None:
     stored: dict[int, list[StoredMatch]] = {CARRIER: [], TWIN: []}
     seen = {CARRIER: [0, 0, 0], TWIN: [0, 0, 0]}
     with tempfile.TemporaryDirectory(prefix="bench-fairplay-channel-") as folder:
+        Path(folder).chmod(0o711)  # reachable by a remapping engine (docs/deploy.md)
         docker = DockerBackend(pipe_root=Path(folder) / "pipes")
         try:
             for number in range(args.matches):

@@ -28,6 +28,7 @@ from sandbox.builds import BuildStore
 from sandbox.channel import Channel
 from sandbox.docker_backend import DockerBackend
 from sandbox.limits import Limits
+from sandbox.pipes import temporary_root
 from sandbox.runtimes import RUNTIMES
 
 STARTERS = Path(__file__).resolve().parents[1] / "starters"
@@ -101,7 +102,7 @@ def main() -> None:
     args = parser.parse_args()
     names = list(RUNTIMES)
     builds = cold_builds(names)
-    root = Path(tempfile.mkdtemp(prefix="bench-pipes-"))
+    root = temporary_root("bench-pipes-")
     docker = DockerBackend(pipe_root=root)
     for name in names:
         docker.build(STARTERS / name)  # warm: matches reuse a version's build

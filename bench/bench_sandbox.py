@@ -217,6 +217,7 @@ def main() -> None:
         warnings.simplefilter("ignore", NotASandboxWarning)
         local = LocalBackend()
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as folder:
+        Path(folder).chmod(0o711)  # reachable by a remapping engine (docs/deploy.md)
         measure(Path(folder), local, args.rounds, args.trips)
 
 

@@ -185,6 +185,7 @@ def run(args: argparse.Namespace, modes: list[str]) -> None:
         warnings.simplefilter("ignore", NotASandboxWarning)
         local = LocalBackend()
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
+        Path(folder).chmod(0o711)  # reachable by a remapping engine (docs/deploy.md)
         docker = DockerBackend(pipe_root=Path(folder) / "pipes", bot_shares=args.bot_shares)
         every: dict[str, tuple[Backend, runner.Lifecycle]] = {
             "local": (local, "fresh"),

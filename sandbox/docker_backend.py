@@ -40,7 +40,7 @@ import docker.errors
 from docker.models.containers import Container
 from docker.types import Mount
 
-from sandbox import cgroups
+from sandbox import cgroups, userns
 from sandbox.attach import AttachChannel
 from sandbox.builds import BuildLimits, BuildStore, build_key, command, run_build
 from sandbox.channel import Channel
@@ -66,7 +66,14 @@ from sandbox.container_spec import (
 )
 from sandbox.limits import Limits
 from sandbox.parallel import SeatStart
-from sandbox.pipes import FIFOS, MOUNT_POINT, PipeChannel, SeatFolder, remove_seat_folder
+from sandbox.pipes import (
+    FIFOS,
+    MOUNT_POINT,
+    PipeChannel,
+    SeatFolder,
+    check_reachable,
+    remove_seat_folder,
+)
 from sandbox.pool import ContainerPool, PoolLimits
 from sandbox.removal import Removals, wait_all
 from sandbox.reuse import CONTROL, ReusedSeat, SeatBroken
@@ -163,16 +170,28 @@ class DockerBackend:
     ) -> None:
         self.grace_s = grace_s
         self.client = client or connect()
+        try:
+            info = self.client.info()
+        except docker.errors.DockerException as error:
+            raise SandboxError(f"the Docker engine did not describe itself: {error}") from error
         #: The engine's cgroup parent for every container: JUDGE_CGROUP_PARENT, else one
         #: of ``bot_shares`` CPU weight where it can be made, else the engine's default
         #: (/docker). See docs/sandbox.md, "CPU under load".
         self.cgroup_parent = cgroup_parent or os.environ.get("JUDGE_CGROUP_PARENT") or None
         if self.cgroup_parent is None:
-            self.cgroup_parent = self._weighted_parent(bot_shares)
+            self.cgroup_parent = self._weighted_parent(info, bot_shares)
         self.image = image or os.environ.get("JUDGE_BOT_IMAGE", DEFAULT_IMAGE)
         if isinstance(pipe_root, FromEnvironment):
             pipe_root = pipe_root_from_env()
         self.pipe_root = pipe_root
+        #: The engine's user-namespace remap: the host's ids of a container's users, to
+        #: whom the seat folders' FIFOs belong (``sandbox.userns``).
+        try:
+            self.ids = userns.from_engine_info(info)
+            if self.ids.remapped and pipe_root is not None:
+                check_reachable(pipe_root)
+        except ValueError as error:
+            raise SandboxError(str(error)) from error
         try:
             self.client.images.get(self.image)
         except docker.errors.ImageNotFound as error:
@@ -190,16 +209,12 @@ class DockerBackend:
         if clean:
             remove_leftovers(self.client)
 
-    def _weighted_parent(self, shares: int | None) -> str | None:
+    def _weighted_parent(self, info: Mapping[str, Any], shares: int | None) -> str | None:
         """The bots' own cgroup, weighing ``shares`` (JUDGE_BOT_CPU_SHARES, default
         ``BOT_SHARES``; 0: none), on an engine with the cgroupfs driver on cgroup v1."""
         if shares is None:
             shares = bot_shares_from_env()
         if not shares:
-            return None
-        try:
-            info = self.client.info()
-        except docker.errors.DockerException:
             return None
         if info.get("CgroupDriver") != "cgroupfs" or str(info.get("CgroupVersion")) != "1":
             return None
@@ -257,7 +272,7 @@ class DockerBackend:
         env: Mapping[str, str] | None = None,
     ) -> Channel:
         runtime, archive = self.prepared(code, label=label)
-        seat = SeatFolder.create(self.pipe_root, label, BOT_UID) if self.pipe_root else None
+        seat = self._seat_folder(label, BOT_UID, FIFOS) if self.pipe_root else None
         container: Container | None = None
         try:
             container = self.client.containers.create(
@@ -381,7 +396,7 @@ class DockerBackend:
             seat,
             per_seating or limits,
             self.grace_s,
-            BOT_UID,
+            (self.ids.host_uid(BOT_UID), self.ids.host_gid(BOT_UID)),
             removal,
             self.removals,
             kill=(lambda: _kill(container)) if per_seating else None,
@@ -415,9 +430,9 @@ class DockerBackend:
             raise SandboxError("warm and reused seats need a pipe root (JUDGE_PIPE_ROOT)")
         runtime, archive = self.prepared(code, label=label)
         if reused:  # the control FIFOs are the supervisor's (root's), not the bot's
-            seat = SeatFolder.create(self.pipe_root, label, 0, CONTROL)
+            seat = self._seat_folder(label, 0, CONTROL)
         else:
-            seat = SeatFolder.create(self.pipe_root, label, BOT_UID, FIFOS)
+            seat = self._seat_folder(label, BOT_UID, FIFOS)
         container: Container | None = None
         try:
             seat.put_code(archive)
@@ -435,6 +450,13 @@ class DockerBackend:
         timer = threading.Timer(limits.wall_clock_s, _kill, args=(container,))
         timer.daemon = True
         return seat, container, timer
+
+    def _seat_folder(self, label: str, owner: int, fifos: tuple[str, ...]) -> SeatFolder:
+        """A seat folder whose FIFOs belong to the container's user ``owner`` (uid and
+        gid), as the host sees it."""
+        assert self.pipe_root is not None
+        uid, gid = self.ids.host_uid(owner), self.ids.host_gid(owner)
+        return SeatFolder.create(self.pipe_root, label, uid, fifos, bot_gid=gid)
 
     def _channel(
         self,

@@ -20,6 +20,7 @@ import re
 import select
 import shutil
 import tarfile
+import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
@@ -46,9 +47,16 @@ class SeatFolder:
 
     @classmethod
     def create(
-        cls, root: Path, label: str, bot_uid: int, fifos: tuple[str, ...] = FIFOS
+        cls,
+        root: Path,
+        label: str,
+        bot_uid: int,
+        fifos: tuple[str, ...] = FIFOS,
+        bot_gid: int | None = None,
     ) -> SeatFolder:
-        """A new folder under ``root`` holding ``fifos``, for the bot's user only."""
+        """A new folder under ``root`` holding ``fifos``, for the bot's user only (host
+        ids: a remapping engine's are offset, ``sandbox.userns``; the gid is the uid's
+        unless given)."""
         root.mkdir(parents=True, exist_ok=True, mode=0o711)
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", label)[:40]
         path = root / f"{PREFIX}{safe}-{uuid.uuid4().hex[:12]}"
@@ -59,7 +67,7 @@ class SeatFolder:
                 fifo = path / name
                 os.mkfifo(fifo, 0o600)
                 try:
-                    os.chown(fifo, bot_uid, bot_uid)
+                    os.chown(fifo, bot_uid, bot_uid if bot_gid is None else bot_gid)
                 except PermissionError:  # a worker not running as root
                     fifo.chmod(0o666)
         except BaseException:
@@ -109,6 +117,35 @@ def _unpack(entries: tarfile.TarFile, info: tarfile.TarInfo, into: Path) -> None
     with os.fdopen(fd, "wb") as out:
         shutil.copyfileobj(body, out)
         os.fchmod(out.fileno(), mode)  # whatever the umask
+
+
+def temporary_root(prefix: str) -> Path:
+    """A new pipe root under the temporary folder, searchable by every user (0711, where
+    ``mkdtemp`` makes 0700): a remapping engine's containers reach it (``check_reachable``).
+    Its seat folders stay the bots' own (each seat's FIFOs are its user's, mode 0600)."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    root.chmod(0o711)
+    return root
+
+
+def check_reachable(root: Path) -> None:
+    """ValueError unless every folder down to ``root`` may be searched by any user.
+
+    A remapping engine (``sandbox.userns``) mounts a seat folder as the container's root,
+    an unprivileged host user: it must reach the folder through "other"'s permissions
+    (root's own private folders, such as a 0700 temporary folder, stop it)."""
+    root = root.absolute()
+    for folder in [*reversed(root.parents), root]:
+        try:
+            mode = folder.stat().st_mode
+        except FileNotFoundError:
+            return  # made later by SeatFolder.create, searchable (0711)
+        if not mode & 0o001:
+            raise ValueError(
+                f"the pipe root {root} is not reachable by the engine's remapped users: "
+                f"{folder} is mode {mode & 0o777:o}; give it o+x (chmod o+x {folder}) "
+                "or choose a pipe root under a folder everyone may search"
+            )
 
 
 def remove_seat_folder(path: Path) -> None:

@@ -59,7 +59,7 @@ class ReusedSeat:
         folder: SeatFolder,
         limits: Limits,
         grace_s: float,
-        bot_uid: int,
+        bot_ids: tuple[int, int],
         removal: Callable[[], None],
         removals: Removals,
         kill: Callable[[], None] | None = None,
@@ -68,7 +68,8 @@ class ReusedSeat:
         self.folder = folder
         self.limits = limits
         self.grace_s = grace_s
-        self.bot_uid = bot_uid
+        #: The bot's uid and gid as the host sees them (``sandbox.userns``): its FIFOs' owner.
+        self.bot_ids = bot_ids
         self._removal = removal
         self._removals = removals
         self._removed: Future[None] | None = None
@@ -102,7 +103,8 @@ class ReusedSeat:
         if len(extra.encode()) > MAX_COMMAND_BYTES:
             raise ValueError(f"a seating's environment is longer than {MAX_COMMAND_BYTES} bytes")
         self.seatings += 1
-        seating = SeatFolder.create(self.folder.path, str(self.seatings), self.bot_uid, FIFOS)
+        uid, gid = self.bot_ids
+        seating = SeatFolder.create(self.folder.path, str(self.seatings), uid, FIFOS, bot_gid=gid)
         line = f"spawn {seating.path.name}{extra}"
         try:
             channel = PipeChannel(seating, self.limits, self._after_seating, self.grace_s)

@@ -11,7 +11,6 @@ so their folder, and so their containers, are the same in every match.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,8 +39,9 @@ def pooled_backend() -> DockerBackend:
     a folder of this process's own under the temporary directory (``close_pool`` removes
     it)."""
     from sandbox.docker_backend import DockerBackend, pipe_root_from_env
+    from sandbox.pipes import temporary_root
 
-    root = pipe_root_from_env() or Path(tempfile.mkdtemp(prefix=OWN_PIPES))
+    root = pipe_root_from_env() or temporary_root(OWN_PIPES)
     try:
         return DockerBackend(pipe_root=root)
     except Exception as error:  # the Docker SDK raises several kinds when no engine answers

@@ -103,6 +103,8 @@ def test_the_worker_scales_and_reaches_the_engine_with_pipes_at_the_host_path(
     assert ("/var/run/docker.sock", "/var/run/docker.sock") in bound
     pipe_root = worker["environment"]["JUDGE_PIPE_ROOT"]
     assert (pipe_root, pipe_root) in bound
+    # Root on the host, as the engine's socket needs, on an engine that remaps users.
+    assert worker["userns_mode"] == config["services"]["tables"]["userns_mode"] == "host"
 
 
 def test_tables_have_a_worker_of_their_own_that_the_match_workers_leave_alone(

@@ -4,7 +4,8 @@ containers, through Redis, into PostgreSQL.
 
 The container shares the host's network namespace (loopback only: it reaches the test
 database and Redis on 127.0.0.1) instead of compose's network, since no registry image of
-PostgreSQL or Redis can be pulled here; everything else is as compose sets it.
+PostgreSQL or Redis can be pulled here; everything else is as compose sets it (the host's
+user namespace too, on an engine that remaps users: docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ def worker(image: str, transactional_db: None, broker: None) -> Iterator[str]:  
     pipes = str(PIPE_ROOT)
     started = subprocess.run(
         ["docker", "run", "-d", "--network", "host", "--hostname", HOSTNAME, "--user", "root",
-         "-v", "/var/run/docker.sock:/var/run/docker.sock", "-v", f"{pipes}:{pipes}",
+         "--userns", "host", "-v", f"{engine_socket()}:/var/run/docker.sock",
+         "-v", f"{pipes}:{pipes}",
          "-e", f"DATABASE_URL={url}", "-e", f"CELERY_BROKER_URL={BROKER}",
          "-e", "JUDGE_SANDBOX=docker", "-e", f"JUDGE_PIPE_ROOT={pipes}",
          "-e", "DJANGO_DEBUG=false", "-e", "DJANGO_SECRET_KEY=" + "k" * 50,
@@ -64,6 +66,13 @@ def worker(image: str, transactional_db: None, broker: None) -> Iterator[str]:  
         yield started
     finally:
         subprocess.run(["docker", "rm", "-f", started], capture_output=True, check=False)
+
+
+def engine_socket() -> str:
+    """The socket of the engine these tests use (DOCKER_HOST, else the default one)."""
+    host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+    assert host.startswith("unix://"), f"DOCKER_HOST={host}: the worker needs a local socket"
+    return host.removeprefix("unix://")
 
 
 def logs(container: str) -> str:

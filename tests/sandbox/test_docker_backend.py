@@ -240,14 +240,14 @@ def test_the_runtime_images_build_is_skipped_when_nothing_changed() -> None:
     assert "building" not in run.stderr
 
 
-def test_the_pipe_root_comes_from_the_environment(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_the_pipe_root_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     def root() -> Path | None:
         return DockerBackend(client=harness.client(), clean=False).pipe_root
 
-    monkeypatch.setenv("JUDGE_PIPE_ROOT", str(tmp_path / "pipes"))
-    assert root() == tmp_path / "pipes"
+    # Under the tests' pipe root's folder: one a remapping engine's users can reach.
+    chosen = harness.PIPE_ROOT.parent / "cardjudge-test-env-pipes"
+    monkeypatch.setenv("JUDGE_PIPE_ROOT", str(chosen))
+    assert root() == chosen
     monkeypatch.setenv("JUDGE_PIPE_ROOT", "")
     assert root() is None  # the attach stream
     monkeypatch.delenv("JUDGE_PIPE_ROOT")
