@@ -23,6 +23,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from judge.referee import TimeControl
 from tests.tournaments.conftest import REDIS_URL, Workers, first_legal, wait_for
+from tests.tournaments.test_shares import register
 from tournaments.api import actions
 from tournaments.api.actions import request_quick_match
 from tournaments.models import Match, Worker
@@ -215,3 +216,34 @@ def test_one_table_per_person_and_the_cap_hold_under_concurrent_requests(
     )
     assert none.status_code == 503
     assert "This server seats nobody at tables (TABLE_SLOTS=0)." in none.content.decode()
+
+
+def test_several_accounts_of_one_person_hold_one_table_not_every_slot(
+    three_slots: redis.Redis,
+) -> None:
+    """The adversary: one person registers three accounts from one network and asks for a
+    table from each at once, to take every slot. One gets a table; the others are told
+    why; someone from another network still sits down."""
+    sit_down = {"game": "oceans11", "variant": "mini", "house_bots": ["random"]}
+    accounts = [register(f"sock{n}", f"198.51.100.{n + 10}") for n in range(3)]
+    answers = at_once([(client_of(a), "/api/tables/", sit_down) for a in accounts])
+    assert sorted(a.status_code for a in answers) == [201, 409, 409], answers
+    refused = [a.json()["detail"] for a in answers if a.status_code == 409]
+    assert refused == [human_match.OTHER_ACCOUNT] * 2
+    assert human_match.live_tables().count() == 1
+
+    # Another account of the same person, asking later through the web form: refused too.
+    form = client_of(accounts[0] if answers[0].status_code != 201 else accounts[1]).post(
+        "/play/oceans11/", {"variant": "mini", "opponent_1": "house:random"}
+    )
+    assert form.status_code == 409, form.status_code
+    assert "Another account of yours (seen from your network)" in form.content.decode()
+
+    stranger = register("stranger", "203.0.113.9")
+    assert (
+        client_of(stranger)
+        .post("/api/tables/", sit_down, content_type="application/json")
+        .status_code
+        == 201
+    )
+    assert human_match.live_tables().count() == 2

@@ -4,10 +4,13 @@ A table has capacity of its own: it is sent to the ``tables`` queue, whose worke
 each table a thread (settings.TABLE_SLOTS of them), and never counts in, or takes, the
 processes that play bots' matches (tournaments.play.dispatch): a person thinking holds
 nothing that another person's match needs. At most TABLE_SLOTS tables are live (queued or
-being played) at once, and one per person; both hold under concurrent requests because
-the database enforces them (Match.Meta.constraints): a table takes a free slot by
-inserting it, never by counting first. Unrated, kept with its replay; one game of one unit
-of each repeating option (a deal, a hand); clocks generous for a person but finite: a
+being played) at once, and one per person; both hold under concurrent requests: the
+database enforces the cap and one table per account (Match.Meta.constraints: a table
+takes a free slot by inserting it, never by counting first), and a person's other
+accounts (tournaments.play.shares.persons: accounts seen from one network) are looked
+for under a lock, so several accounts of one person hold one table, not every slot.
+Unrated, kept with its replay; one game of one unit of each repeating option (a deal, a
+hand); clocks generous for a person but finite: a
 person who stops answering times out like a silent bot (the seat is retired and the
 engine plays for it). A person may leave at any time, a queued table at once.
 """
@@ -20,7 +23,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, QuerySet, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
@@ -33,6 +36,7 @@ from tournaments.bots import bot_actions
 from tournaments.errors import ServiceError
 from tournaments.guard import quotas
 from tournaments.models import LIVE_TABLE, BotVersion, Match, Seat
+from tournaments.play import shares
 from tournaments.play.human_seat import PERSON_POLICY, post_leave, table_redis
 from tournaments.wake import dispatch_after_commit
 
@@ -46,6 +50,13 @@ PERSON_SEAT = 0
 BUSY_RETRY_SECONDS = 120
 #: Free slots tried before answering "busy" when concurrent requests take them first.
 SLOT_TRIES = 5
+#: The advisory lock held while a person's other accounts' tables are looked for.
+TABLES_LOCK = 0x7461626C  # "tabl"
+#: What a person with a table open from another account is told.
+OTHER_ACCOUNT = (
+    "another account of yours (seen from your network) has a match at a table; "
+    "finish or leave it first"
+)
 
 
 class TablesBusy(ServiceError):
@@ -89,8 +100,20 @@ def table_matches_of(user: User) -> QuerySet[Match]:
 
 
 def live_match_of(user: User) -> Match | None:
-    """The person's table still queued or being played, if any."""
+    """The account's table still queued or being played, if any."""
     return live_tables().filter(requested_by=user).first()
+
+
+def other_accounts_table(user: User) -> Match | None:
+    """A live table of another account of ``user``'s person (shares.persons), if any: a
+    person with several accounts may not fill the slots one account at a time."""
+    others = dict(live_tables().exclude(requested_by=user).values_list("requested_by", "pk"))
+    if not others:
+        return None
+    person = shares.persons([user.pk, *others])
+    mine = person[user.pk]
+    found = next((pk for account, pk in others.items() if person[account] == mine), None)
+    return None if found is None else Match.objects.get(pk=found)
 
 
 def person_seat_of(match: Match) -> int | None:
@@ -123,6 +146,8 @@ def request_human_match(
         raise ServiceError(f"live tables are not available on this server ({error})") from None
     if live_match_of(user) is not None:
         raise AtATable("you already have a match at a table; finish or leave it first")
+    if other_accounts_table(user) is not None:
+        raise AtATable(OTHER_ACCOUNT)
     quotas.check_quick_match(user)
     with transaction.atomic():
         seated = [person_version(game)]
@@ -155,6 +180,9 @@ def _seat_at_a_free_slot(user: User, match: Match, seated: list[BotVersion]) -> 
         match.enqueued_at = timezone.now()
         try:
             with transaction.atomic():
+                _lock_tables()
+                if other_accounts_table(user) is not None:
+                    raise AtATable(OTHER_ACCOUNT)
                 match.save(force_insert=True)
                 Seat.objects.bulk_create(
                     Seat(match=match, index=i, version=version) for i, version in enumerate(seated)
@@ -168,6 +196,14 @@ def _seat_at_a_free_slot(user: User, match: Match, seated: list[BotVersion]) -> 
             continue
         return match
     raise TablesBusy(settings.TABLE_SLOTS)
+
+
+def _lock_tables() -> None:
+    """Serialise the look for a person's other tables with the insert that follows, in
+    the caller's transaction (SQLite serialises writing transactions itself)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [TABLES_LOCK])
 
 
 def leave_table(match: Match) -> str:

@@ -132,6 +132,10 @@ def sit_down(request: HttpRequest, game: str) -> HttpResponse:
                 busy = _form_page(request, game, form, live, 503)
                 busy["Retry-After"] = str(error.retry_after)
                 return busy
+            except human_match.AtATable as error:
+                said = str(error)
+                form.add_error(None, f"{said[:1].upper()}{said[1:]}.")
+                return _form_page(request, game, form, live, 409)
             except (ServiceError, GameError) as error:
                 form.add_error(None, str(error))
             else:
