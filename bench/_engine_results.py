@@ -44,8 +44,8 @@ from judge.engine import Action
 from judge.players import PolicyChannel, house_seed
 from judge.referee import BotInfo, MatchSpec, play_match
 from judge.rng import derive_seed
-from tournaments.rating import tournament_fit
-from tournaments.rating.units import match_units
+from tournaments.rating.model import tournament_fit
+from tournaments.rating.model.units import match_units
 
 CACHE = ROOT / "var" / "engine-results"
 #: Changed when a stored deal's form changes (a library of another form is played again).

@@ -9,7 +9,7 @@ results, the units, faults and timings the worker stored, its seats the bots' lo
 its replay is a gzip file in the configured replay storage (REPLAY_STORAGE) named in a
 Replay row. Rows are streamed to PostgreSQL COPY; then the ratings, the rating history,
 records and first-rated flags are computed by the service's own code in one streaming
-pass over the history (tournaments.rating.recompute.recompute_and_store, as
+pass over the history (tournaments.rating.stored.recompute.recompute_and_store, as
 ``manage.py recompute_ratings --write`` does) and each tournament's table is fitted and
 cached (tournaments.competitions.standings.refresh_table), as the worker leaves them.
 
@@ -140,7 +140,7 @@ def _ratings(matches: int, processes: int) -> None:
     ``manage.py recompute_ratings --write --processes N``), the history's table
     ``loading`` meanwhile (one row per seat)."""
     from tournaments.models import RatingHistory
-    from tournaments.rating.recompute import recompute_and_store
+    from tournaments.rating.stored.recompute import recompute_and_store
 
     with (
         loading(RatingHistory),
@@ -337,7 +337,7 @@ class _Kept:
 
 
 def _kept(entry: Entry) -> _Kept:
-    from tournaments.rating.units import encode, match_units
+    from tournaments.rating.model.units import encode, match_units
 
     outcome = entry.outcome
     result = {

@@ -3,8 +3,8 @@
 Bots of known strength play many simulated round robins; every tournament goes through
 the project's own code exactly as the service runs it: the schedule
 (``tournaments.competitions.schedule``), the comparison units stored with a result
-(``tournaments.rating.units.match_units``: games, or duplicate deals summed over their
-rotations) and the standings fit (``tournaments.rating.tournament_fit.standings``). For each
+(``tournaments.rating.model.units.match_units``: games, or duplicate deals summed over their
+rotations) and the standings fit (``tournaments.rating.model.tournament_fit.standings``). For each
 game and table size (2, 4, 6 players; plain and duplicate) and each number of plays per table it
 prints:
 
@@ -25,7 +25,7 @@ placing). Each game's luck and granularity are set so that duplicate deals save 
 what bench_ladder measures on the real engines. The true rating of each bot is the fit to
 a pool of many times more units than a tournament has (the value the fit converges to).
 
-The global rating (``--part global``; tournaments.rating.global_rating) is checked on simulated
+The global rating (``--part global``; rating.model.global_rating) is checked on simulated
 sites: a population of POPULATION bots of known strength, each site SITE_TOURNAMENTS round robins
 of BOTS of them drawn at random, every match's units rated in turn as match_rating.rate_match
 rates them, the ratings carried across; then the coverage of every rated bot's interval
@@ -48,8 +48,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tournaments.competitions.schedule import schedule
-from tournaments.rating import global_rating, tournament_fit
-from tournaments.rating.units import match_units
+from tournaments.rating.model import global_rating, tournament_fit
+from tournaments.rating.model.units import match_units
 
 BOTS = 6
 #: Skill of bot k in performance units (adjacent bots about 50-90 Elo apart).
@@ -256,7 +256,7 @@ def report_global(
     """Print the global rating's coverage per cell; return the worst closeness to 0.95
     at 5 or more plays per table (as 1 - |coverage - 0.95|)."""
     print(
-        f"\nglobal rating (tournaments.rating.global_rating): {runs} sites per cell,"
+        f"\nglobal rating (tournaments.rating.model.global_rating): {runs} sites per cell,"
         f" each {SITE_TOURNAMENTS}"
         f" round robins of {BOTS} of {POPULATION} bots"
     )

@@ -49,12 +49,12 @@ from bench.bench_calibration import SHAPES, kendall_tau
 from bench.bench_ladder_schedule import SLOTS, Cell, League, ladder_tables, simulate
 from tournaments.competitions import matchmaking
 from tournaments.competitions.schedule import schedule
-from tournaments.rating import field as joint
-from tournaments.rating import field_deviations as deviations
-from tournaments.rating import field_dispersion, tournament_fit
-from tournaments.rating.global_rating import Skill
-from tournaments.rating.tournament_fit import Z95
-from tournaments.rating.units import match_units
+from tournaments.rating.model import field as joint
+from tournaments.rating.model import field_deviations as deviations
+from tournaments.rating.model import field_dispersion, tournament_fit
+from tournaments.rating.model.global_rating import Skill
+from tournaments.rating.model.tournament_fit import Z95
+from tournaments.rating.model.units import match_units
 
 #: Bots' skill steps (performance units) by field size: adjacent bots about 55 Elo apart in
 #: a field of 8, about 15 in a field of 50 (its span about 800 Elo).

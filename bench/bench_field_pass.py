@@ -1,5 +1,5 @@
 """The field pass at the size of a big site: one game's whole field refitted and every bot's
-joint deviation stored (tournaments.rating.field_view.refresh), on PostgreSQL.
+joint deviation stored (tournaments.rating.stored.field_view.refresh), on PostgreSQL.
 
 Seeds a scratch database with one game's rated field as the service stores it: ``--bots``
 bots (default 2,500), each with one rated version, its ``Rating`` row and its records
@@ -47,8 +47,8 @@ def seed(bots: int, near: int, far: int, games: int, matches: int, rng: random.R
     """The rated field in the scratch database, with ``matches`` recent rated matches;
     how many records."""
     from tournaments.models import Bot, BotVersion, Rating, RatingRecord
-    from tournaments.rating.bulk_rows import write_rows
-    from tournaments.rating.global_rating import _S
+    from tournaments.rating.model.global_rating import _S
+    from tournaments.rating.stored.bulk_rows import write_rows
 
     truth = sorted(rng.gauss(1500.0, 300.0) for _ in range(bots))
     made = Bot.objects.bulk_create(Bot(game=GAME, name=f"field-{k}") for k in range(bots))
@@ -111,7 +111,7 @@ def pairs(bots: int, near: int, far: int, rng: random.Random) -> set[tuple[int, 
 def rating_row(bot: Any, elo: float, information: float) -> Any:
     """A stored rating whose variance is its records' information (dispersion 1)."""
     from tournaments.models import Rating
-    from tournaments.rating.global_rating import START_DEVIATION, Skill
+    from tournaments.rating.model.global_rating import START_DEVIATION, Skill
 
     variance = 1.0 / (information + 1.0 / START_DEVIATION**2)
     row = Rating(bot=bot, game=GAME, elo=elo, matches=1)
@@ -129,7 +129,8 @@ def timed(step: str, work: Any) -> Any:
 def measure(sample: int) -> None:
     """One pass, step by step, then the whole pass as the task runs it; the baseline."""
     from tournaments.models import FieldPass, FieldRating
-    from tournaments.rating import field_deviations, field_store, field_view
+    from tournaments.rating.model import field_deviations
+    from tournaments.rating.stored import field_store, field_view
 
     print("one pass, step by step:")
     timed("load and refit the field, stored dispersions", lambda: field_store.game_field(GAME))

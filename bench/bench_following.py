@@ -28,8 +28,8 @@ from collections.abc import Callable, Sequence
 
 from bench import bench_skill
 from bench.bench_calibration import BOTS, SKILL_STEP, Cell, play_match
-from tournaments.rating import global_rating, tournament_fit
-from tournaments.rating.units import match_units
+from tournaments.rating.model import global_rating, tournament_fit
+from tournaments.rating.model.units import match_units
 
 JUMPER = bench_skill.JUMPER
 JUMP = bench_skill.JUMP

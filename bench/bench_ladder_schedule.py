@@ -5,8 +5,8 @@ through the service's own code: the ladder's choice of tables
 (``tournaments.competitions.matchmaking.choose``, fed by
 ``tournaments.competitions.ladder.uncertainty`` exactly as the ladder feeds it), the global
 rating's update of each finished match's comparison units
-(``tournaments.rating.global_rating.rate_units``, as the service's ``_rate`` does) and the
-units stored with a result (``tournaments.rating.units.match_units``). The same games and
+(``tournaments.rating.model.global_rating.rate_units``, as the service's ``_rate`` does) and the
+units stored with a result (``tournaments.rating.model.units.match_units``). The same games and
 match format (one duplicate deal a match) are scheduled in the baseline by round robins
 (``tournaments.competitions.schedule.schedule``, round after round).
 
@@ -50,8 +50,8 @@ from bench.bench_calibration import SHAPES, Shape  # noqa: E402
 from tournaments.competitions import ladder, matchmaking  # noqa: E402
 from tournaments.competitions.schedule import schedule  # noqa: E402
 from tournaments.models import Rating  # noqa: E402
-from tournaments.rating import global_rating, linear, tournament_fit  # noqa: E402
-from tournaments.rating.units import match_units  # noqa: E402
+from tournaments.rating.model import global_rating, linear, tournament_fit  # noqa: E402
+from tournaments.rating.model.units import match_units  # noqa: E402
 
 #: One-sided 90%: the estimated difference must be this many standard errors.
 Z90 = 1.2815515655446004

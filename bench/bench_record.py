@@ -62,7 +62,7 @@ def seed(matches: int) -> None:
         RatingRecord,
         Seat,
     )
-    from tournaments.rating.recompute import mark_rated_versions
+    from tournaments.rating.stored.recompute import mark_rated_versions
 
     bots = range(1, BOTS + 1)
     copy_rows(

@@ -1,6 +1,6 @@
 """Following a new version: order noise against the speed of following.
 
-The global rating (tournaments.rating.global_rating) fits each bot to its records after every rated
+The global rating (rating.model.global_rating) fits each bot to its records after every rated
 match. A bot version is a fixed program, so the rating follows a bot that gets stronger
 only when a new version of it is first rated: its earlier results then count less, as
 if its variance widened by ``global_rating.VERSION_DEVIATION``. This prints, for the rating and
@@ -22,9 +22,8 @@ per-match Elo with K = 32 (``tournament_fit.elo_update``):
   a real gain fast, and costs noise when nothing changed.
 
 The games are bench_calibration's models (Big Two shaped, two players, no duplicate
-deals); every result goes through the project's own code (tournaments.rating.units,
-tournaments.rating.global_rating, tournaments.rating.tournament_fit). ``--quick``: fewer orders
-and runs.
+deals); every result goes through the project's own code (tournaments.rating.model:
+units, global_rating, tournament_fit). ``--quick``: fewer orders and runs.
 """
 
 from __future__ import annotations
@@ -38,8 +37,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bench.bench_calibration import BOTS, SKILL_STEP, Cell, play_match
-from tournaments.rating import global_rating, tournament_fit
-from tournaments.rating.units import match_units
+from tournaments.rating.model import global_rating, tournament_fit
+from tournaments.rating.model.units import match_units
 
 CELL = Cell("bigtwo", 2, False)
 GAMES_PER_PAIR = 20

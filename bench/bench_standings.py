@@ -48,7 +48,7 @@ def seed_tournament(game: str, size: int, bots: int, rng: random.Random) -> Any:
     from bench.bench_calibration import Cell, play_match
     from tournaments.competitions.schedule import schedule
     from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
-    from tournaments.rating.units import stored_units
+    from tournaments.rating.model.units import stored_units
 
     made = Bot.objects.bulk_create(Bot(game=game, name=f"{game}-{i}") for i in range(bots))
     versions = BotVersion.objects.bulk_create(
@@ -89,8 +89,8 @@ def seed_tournament(game: str, size: int, bots: int, rng: random.Random) -> Any:
 def old_table(tournament: Any) -> Any:
     """The baseline: units derived again from every stored result, then the same fit."""
     from tournaments.models import Match
-    from tournaments.rating import tournament_fit
-    from tournaments.rating.units import match_units
+    from tournaments.rating.model import tournament_fit
+    from tournaments.rating.model.units import match_units
 
     per_match, per_unit = [], []
     for match in (
@@ -196,7 +196,8 @@ def resident_mb() -> float:
 def seed_history(count: int, rng: random.Random) -> None:
     """``count`` rated two-player matches among 200 bots, and the ratings they give."""
     from tournaments.models import Bot, BotVersion, Match, Rating, Seat
-    from tournaments.rating import global_rating, match_rating, tournament_fit
+    from tournaments.rating.model import global_rating, tournament_fit
+    from tournaments.rating.stored import match_rating
 
     made = Bot.objects.bulk_create(Bot(game="bigtwo", name=f"rated-{i}") for i in range(200))
     versions = BotVersion.objects.bulk_create(

@@ -252,7 +252,7 @@ class RatingAdmin(BigTableAdmin):
 
 @admin.register(FieldPass)
 class FieldPassAdmin(admin.ModelAdmin):
-    """Each game's last field pass (tournaments.rating.field_view), read-only. Deleting a
+    """Each game's last field pass (tournaments.rating.stored.field_view), read-only. Deleting a
     game's row has the next beat refit its field though nothing new was rated (after
     ``recompute_ratings --write``, or a change of the field's model)."""
 

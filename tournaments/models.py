@@ -18,13 +18,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from tournaments.rating.global_rating import (
-    START_DEVIATION,
-    Record,
-    Skill,
-    interval,
-    is_provisional,
-)
+from tournaments.rating.model.results import Record
+from tournaments.rating.model.skill import START_DEVIATION, Skill, interval, is_provisional
 
 
 class Bot(models.Model):
@@ -100,7 +95,7 @@ class BotVersion(models.Model):
     check_sent_at = models.DateTimeField(null=True, blank=True)
     #: Whether a rated result of this version was applied (match_rating.rate_match sets it with
     #: the first, ratings_store.mark_rated_versions from the history): the first widens
-    #: its bot (skill.new_version), read in one primary-key lookup at any history size.
+    #: its bot (global_rating.new_version), read in one primary-key lookup at any history size.
     ever_rated = models.BooleanField(default=False, db_default=False, editable=False)
 
     class Meta:
@@ -316,7 +311,7 @@ class Match(models.Model):
     worker = models.CharField(max_length=200, blank=True, default="")
     #: {"scores": [...], "places": [...]} per seat, when done.
     result = models.JSONField(null=True, blank=True)
-    #: The comparison units the ratings use (tournaments.rating.units): one per game, or per
+    #: The comparison units the ratings use (tournaments.rating.model.units): one per game, or per
     #: duplicate deal, as places per seat ("12 21 11"); written with the result.
     units = models.TextField(blank=True, default="")
     faults = models.JSONField(default=list, blank=True)
@@ -452,8 +447,8 @@ class Rating(models.Model):
     scale), ``deviation`` its standard deviation in Elo points (the 95% interval is
     shown from it), ``units`` the comparison units (games or duplicate deals) rated;
     ``variance``, ``information``, ``spread`` and ``decisive`` are the rest of the state
-    the next update needs (tournaments.rating.global_rating.Skill). Wins, draws and losses count
-    pairwise results (each opponent at a table), ``matches`` the rated matches.
+    the next update needs (tournaments.rating.model.skill.Skill). Wins, draws and losses
+    count pairwise results (each opponent at a table), ``matches`` the rated matches.
     """
 
     bot = models.OneToOneField(Bot, on_delete=models.CASCADE, related_name="rating")
@@ -517,7 +512,7 @@ class Rating(models.Model):
 
 class FieldRating(models.Model):
     """A bot's place in its game's field as the last field pass found it
-    (tournaments.rating.field_view): the whole field refitted together, ``elo`` its rating
+    (tournaments.rating.stored.field_view): the whole field refitted together, ``elo`` its rating
     there and ``deviation`` its joint deviation against the field's mean (docs/ratings.md,
     "The stored field view"). Pages show it where it exists; the ladder reads ``Rating``."""
 
@@ -526,7 +521,7 @@ class FieldRating(models.Model):
     )
     elo = models.FloatField()
     deviation = models.FloatField()
-    #: The dispersion the pass measured for the bot (rating.field_dispersion), which the
+    #: The dispersion the pass measured for the bot (rating.model.field_dispersion), which the
     #: head-to-head's comparisons fit with; null: too few units, the stored one is used.
     dispersion = models.FloatField(null=True, blank=True)
     fitted_at = models.DateTimeField()
@@ -556,7 +551,7 @@ class FieldPass(models.Model):
 
 class RatingRecord(models.Model):
     """A bot's pairwise results against one opponent version in the global rating
-    (tournaments.rating.global_rating.Record): ``results`` and ``score`` (fewer once the bot's
+    (tournaments.rating.model.results.Record): ``results`` and ``score`` (fewer once the bot's
     own new version comes), and ``seen``, the opponent's rating when they last met. Written with
     each rated result; every rating is fitted to its bot's records. Kept per opponent
     version, so results against an earlier version stay read at its last rating."""

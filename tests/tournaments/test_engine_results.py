@@ -20,7 +20,7 @@ from bench.bench_ladder_schedule import Cell, League
 from judge.bots import RandomPolicy
 from judge.games.bigtwo import BigTwo
 from judge.games.bigtwo.bots import GreedyPolicy
-from tournaments.rating.units import match_units
+from tournaments.rating.model.units import match_units
 
 FIELD = Field("bigtwo", 2, deals=3)
 

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from tests.tournaments.fairplay_matches import carrying, greedy, round_robins, version_of
 from tournaments.fairplay import flags
 from tournaments.models import BotVersion, FairPlayFlag, Match, Rating
-from tournaments.rating import recompute
+from tournaments.rating.stored import recompute
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""The field's joint view of the global rating (tournaments.rating.field), by hand.
+"""The field's joint view of the global rating (tournaments.rating.model.field), by hand.
 
 The stored deviation of each bot takes its opponents as known; the field's precision
 matrix is the curvature of all the bots' records together, so a contrast's variance is
@@ -14,9 +14,9 @@ import random
 
 import pytest
 
-from tournaments.rating import field
-from tournaments.rating.global_rating import START_DEVIATION, Skill, rate_units
-from tournaments.rating.tournament_fit import SCALE, START_ELO, Placing
+from tournaments.rating.model import field
+from tournaments.rating.model.global_rating import START_DEVIATION, Skill, rate_units
+from tournaments.rating.model.tournament_fit import SCALE, START_ELO, Placing
 
 S = math.log(10.0) / SCALE
 

@@ -1,4 +1,4 @@
-"""Every bot's joint deviation at once (tournaments.rating.field_deviations) is the one
+"""Every bot's joint deviation at once (tournaments.rating.model.field_deviations) is the one
 ``Field.deviation`` gives bot by bot, on fields whose joint view matters: a ladder of
 neighbours joined by few games, and a closed round robin."""
 
@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from tournaments.rating import field, field_deviations
-from tournaments.rating.global_rating import Skill, rate_units
-from tournaments.rating.tournament_fit import SCALE, Placing
+from tournaments.rating.model import field, field_deviations
+from tournaments.rating.model.global_rating import Skill, rate_units
+from tournaments.rating.model.tournament_fit import SCALE, Placing
 
 S = math.log(10.0) / SCALE
 

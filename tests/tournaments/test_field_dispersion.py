@@ -1,4 +1,4 @@
-"""The field's own dispersion (tournaments.rating.field_dispersion): measured from units
+"""The field's own dispersion (tournaments.rating.model.field_dispersion): measured from units
 with the exact leverage it comes nearer the results' dispersion than the per-match sums
 (leverage with every other rating fixed) on a sparse multi-seat field;
 a bot's own ratio is shrunk towards the pooled one; too few units leave each bot its
@@ -11,9 +11,9 @@ import statistics
 
 import pytest
 
-from tournaments.rating import field, field_dispersion
-from tournaments.rating.global_rating import Skill, rate_units
-from tournaments.rating.tournament_fit import Placing
+from tournaments.rating.model import field, field_dispersion
+from tournaments.rating.model.global_rating import Skill, rate_units
+from tournaments.rating.model.tournament_fit import Placing
 
 
 def placing(seats: tuple[int, ...], rng: random.Random) -> Placing[int]:

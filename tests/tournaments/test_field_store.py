@@ -1,4 +1,4 @@
-"""The field as the database holds it (tournaments.rating.field_store): the ratings and
+"""The field as the database holds it (tournaments.rating.stored.field_store): the ratings and
 records stored for a game give the same joint view as the rating states they came from,
 records of a bot's earlier version stay fixed opponents, and a bot without a rating has
 no comparison."""
@@ -12,9 +12,10 @@ from dataclasses import replace
 import pytest
 
 from tournaments.models import Bot, BotVersion, Rating, RatingRecord
-from tournaments.rating import field, field_store
-from tournaments.rating.global_rating import Skill, rate_units
-from tournaments.rating.tournament_fit import SCALE, Placing
+from tournaments.rating.model import field
+from tournaments.rating.model.global_rating import Skill, rate_units
+from tournaments.rating.model.tournament_fit import SCALE, Placing
+from tournaments.rating.stored import field_store
 
 pytestmark = pytest.mark.django_db
 

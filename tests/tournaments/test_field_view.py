@@ -1,4 +1,4 @@
-"""The stored field view (tournaments.rating.field_view): the beat task refits each game's
+"""The stored field view (tournaments.rating.stored.field_view): the beat task refits each game's
 whole field and stores every bot's rating there and its joint deviation, skips a game with
 nothing rated since its last pass, runs one pass of a game at a time, and runs under beat
 on a real worker."""
@@ -18,7 +18,8 @@ from tests.tournaments.conftest import Workers, wait_for
 from tests.tournaments.test_field_store import rated_states, store
 from tournaments.models import FieldPass, FieldRating, Match, Seat
 from tournaments.play import tasks
-from tournaments.rating import field_dispersion, field_store, field_view, match_rating
+from tournaments.rating.model import field_dispersion
+from tournaments.rating.stored import field_store, field_view, match_rating
 
 pytestmark = pytest.mark.django_db
 

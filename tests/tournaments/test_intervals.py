@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from tournaments.rating.tournament_fit import (
+from tournaments.rating.model.tournament_fit import (
     CLIP_HALF,
     ELO_MAX,
     ELO_MIN,
@@ -128,6 +128,6 @@ def test_pairs_decided_together_at_a_table_widen_the_interval() -> None:
 
 
 def _pairs(seats: tuple[str, ...], places: tuple[int, ...]) -> list[tuple[str, str, float]]:
-    from tournaments.rating.tournament_fit import pairwise
+    from tournaments.rating.model.tournament_fit import pairwise
 
     return pairwise(seats, places)

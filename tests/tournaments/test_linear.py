@@ -1,4 +1,4 @@
-"""The ratings' one dense solver (tournaments.rating.linear) against systems worked by hand."""
+"""The ratings' one dense solver (rating.model.linear) against systems worked by hand."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tournaments.rating import linear
+from tournaments.rating.model import linear
 
 
 def test_it_solves_a_system_that_needs_a_pivot() -> None:

@@ -20,7 +20,7 @@ from tournaments.api import actions
 from tournaments.competitions import competition_actions
 from tournaments.models import FieldPass, Match, Tournament
 from tournaments.play import ops_counters
-from tournaments.rating import field_view
+from tournaments.rating.stored import field_view
 
 GAME = "oceans11"
 TOKEN = "metrics-token-for-the-tests-0123"

@@ -7,9 +7,9 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from tournaments.models import Rating, RatingHistory, RatingRecord
-from tournaments.rating import global_rating
-from tournaments.rating.recompute import recompute
-from tournaments.rating.tournament_fit import Placing
+from tournaments.rating.model import global_rating
+from tournaments.rating.model.tournament_fit import Placing
+from tournaments.rating.stored.recompute import recompute
 
 BEFORE = [("tournaments", "0007_replays_out_of_the_match_row")]
 AFTER = [("tournaments", "0008_global_rating_per_unit")]

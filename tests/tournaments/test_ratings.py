@@ -5,11 +5,11 @@ import random
 
 import pytest
 
-from tournaments.rating.tournament_fit import (
+from tournaments.rating.model.results import RatingError
+from tournaments.rating.model.tournament_fit import (
     K_FACTOR,
     START_ELO,
     Placing,
-    RatingError,
     elo_update,
     expected_score,
     fit_elo,

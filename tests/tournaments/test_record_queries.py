@@ -29,7 +29,7 @@ from tournaments.models import (
     Seat,
 )
 from tournaments.play import lease
-from tournaments.rating import recompute
+from tournaments.rating.stored import recompute
 
 pytestmark = pytest.mark.django_db
 

@@ -23,7 +23,7 @@ from django.test import Client
 from bench._seeded_site import Shape, seed
 from tournaments.models import Match, RatingHistory, Replay, Seat, Tournament
 from tournaments.play import replay_store
-from tournaments.rating.recompute import recompute
+from tournaments.rating.stored.recompute import recompute
 
 pytestmark = pytest.mark.django_db
 

@@ -34,10 +34,10 @@ from tournaments.models import (
     bundle_code,
 )
 from tournaments.play import lease, replay_store, tasks
-from tournaments.rating import global_rating
-from tournaments.rating.recompute import recompute
-from tournaments.rating.tournament_fit import START_ELO
-from tournaments.rating.units import placings
+from tournaments.rating.model import global_rating
+from tournaments.rating.model.tournament_fit import START_ELO
+from tournaments.rating.model.units import placings
+from tournaments.rating.stored.recompute import recompute
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -1,4 +1,4 @@
-"""The global rating (tournaments.rating.global_rating): each bot fitted to its records, by hand.
+"""The global rating (rating.model.global_rating): each bot fitted to its records, by hand.
 
 With s = ln 10 / 400 and E = 1 / (1 + exp(-s (r - r_o))) the expected score against an
 opponent rated r_o, a bot's rating after a match is the maximum of
@@ -16,10 +16,16 @@ import random
 
 import pytest
 
-from tournaments.rating import global_rating
-from tournaments.rating.global_rating import START_DEVIATION, Record, Skill, rate_units, replay
-from tournaments.rating.tournament_fit import ELO_MAX, ELO_MIN, SCALE, START_ELO, Placing
-from tournaments.rating.units import match_units
+from tournaments.rating.model import global_rating
+from tournaments.rating.model.global_rating import (
+    START_DEVIATION,
+    Record,
+    Skill,
+    rate_units,
+    replay,
+)
+from tournaments.rating.model.tournament_fit import ELO_MAX, ELO_MIN, SCALE, START_ELO, Placing
+from tournaments.rating.model.units import match_units
 
 S = math.log(10.0) / SCALE
 V0 = START_DEVIATION**2

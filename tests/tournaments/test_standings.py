@@ -19,8 +19,8 @@ from tests.tournaments.conftest import first_legal
 from tournaments.competitions import competition_actions
 from tournaments.competitions.standings import tournament_table
 from tournaments.models import BotVersion, Match, Seat, Tournament
-from tournaments.rating import tournament_fit
-from tournaments.rating.units import encode, fill_missing, match_units, placings
+from tournaments.rating.model import tournament_fit
+from tournaments.rating.model.units import encode, fill_missing, match_units, placings
 
 #: Enough deals per pairing for the better bot's interval to clear the others'.
 DEALS = 60

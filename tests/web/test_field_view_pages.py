@@ -1,5 +1,5 @@
 """The leaderboard, the bot page and the API show the stored field view (the whole field
-refitted by the field pass, tournaments.rating.field_view): its rating and joint 95%
+refitted by the field pass, tournaments.rating.stored.field_view): its rating and joint 95%
 interval "as of" the pass, ordered by the rating shown; a bot rated since the pass shows
 its own stored rating, marked; before any pass, the stored ratings (the fallback)."""
 
@@ -16,7 +16,8 @@ from playwright.sync_api import expect
 
 from tests.web.conftest import Visit, make_user, played_tournament, quick_bot
 from tournaments.models import Bot, FieldRating, Rating, Tournament
-from tournaments.rating import field_view, global_rating
+from tournaments.rating.model import global_rating
+from tournaments.rating.stored import field_view
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_matches")]
 

@@ -1,5 +1,5 @@
 """The leaderboard, the bot page and the API show the global rating's interval from its
-stored deviation (tournaments.rating.global_rating), and say when it is provisional."""
+stored deviation (tournaments.rating.model.global_rating), and say when it is provisional."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from tests.web.conftest import make_user, played_tournament, quick_bot
 from tournaments.models import Rating, Tournament
-from tournaments.rating import global_rating
-from tournaments.rating.tournament_fit import Z95
+from tournaments.rating.model import global_rating
+from tournaments.rating.model.tournament_fit import Z95
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_matches")]
 

@@ -13,8 +13,8 @@ from tests.web.conftest import make_user, played_tournament, quick_bot
 from tournaments.bots import bot_actions
 from tournaments.competitions import competition_actions
 from tournaments.models import Bot, Match, Rating, RatingHistory
-from tournaments.rating import tournament_fit
-from tournaments.rating.recompute import recompute_and_store
+from tournaments.rating.model import tournament_fit
+from tournaments.rating.stored.recompute import recompute_and_store
 from tournaments.web import bot_views, stats, tournament_views
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_matches")]

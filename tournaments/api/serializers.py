@@ -20,7 +20,7 @@ from tournaments.bots import lookalikes, names
 from tournaments.guard.queryparams import MAX_KEY
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
 from tournaments.play.lease import public_notes
-from tournaments.rating import field_view
+from tournaments.rating.stored import field_view
 
 #: Entrants of one tournament (a round robin of 2 seats plays n(n-1)/2 matches a round).
 MAX_PARTICIPANTS = 64

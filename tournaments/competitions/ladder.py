@@ -36,8 +36,8 @@ from judge.games import GAMES, game_class
 from tournaments.competitions import matchmaking, owners
 from tournaments.competitions.time_control import standard_time_control
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat
-from tournaments.rating.global_rating import START_DEVIATION
-from tournaments.rating.tournament_fit import START_ELO
+from tournaments.rating.model.global_rating import START_DEVIATION
+from tournaments.rating.model.results import START_ELO
 
 #: The deviation of a bot nothing is known about (Elo points): the rating's own start.
 PRIOR_DEVIATION = START_DEVIATION
@@ -50,7 +50,7 @@ Player = matchmaking.Player[int]  # keyed by bot version id
 def uncertainty(rating: Rating | None, version_matches: int | None = None) -> float:
     """The standard deviation (Elo points) of a bot's rating, as the scheduler sees it.
 
-    The global rating's own ``deviation`` (tournaments.rating.global_rating: per comparison unit,
+    The global rating's own ``deviation`` (rating.model.global_rating: per comparison unit,
     from the data). A new version is at least as uncertain as its own count of rated matches
     says (``stand_in``), so it plays first even when its bot's rating is well known.
     """

@@ -3,7 +3,7 @@
 Points and the head-to-head table count each match once (its places over all its games;
 in a duplicate match those totals already cover every rotation of every deal, so they
 compare the bots on the same cards). The Elo fit uses more evidence: the match's stored
-comparison units (tournaments.rating.units: every game, or every duplicate deal summed over its
+comparison units (rating.model.units: every game, or every duplicate deal summed over its
 rotations). Only the places, the units and the seats are read, never the games or the
 replay; the fitted table is cached (TournamentTable) until another match finishes.
 """
@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from tournaments.models import BotVersion, Match, Seat, Tournament, TournamentTable
-from tournaments.rating import tournament_fit, units
+from tournaments.rating.model import results, tournament_fit, units
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def fit_table(
                 "match %s has %d places for %d seats", match_id, *map(len, (places, seats))
             )
             continue
-        per_match.append(tournament_fit.Placing(seats, places))
+        per_match.append(results.Placing(seats, places))
         per_unit += units.placings(seats, text) if text else [per_match[-1]]
     rows = tournament_fit.standings(per_match, participants, games=per_unit)
     return rows, tournament_fit.head_to_head(per_match), read

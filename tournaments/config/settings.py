@@ -340,7 +340,7 @@ CELERY_BEAT_SCHEDULE["resend-lost-schedules"] = {
     "task": "tournaments.tasks.resend_lost_schedules",
     "schedule": 300.0,
 }
-# The stored field view (tournaments.rating.field_view, docs/ratings.md): every
+# The stored field view (tournaments.rating.stored.field_view, docs/ratings.md): every
 # FIELD_PASS_SECONDS beat has each game's whole field refitted where rated matches came
 # since its last pass (seconds of a worker process on a big site: on the batch queue).
 FIELD_PASS_SECONDS = env_float("FIELD_PASS_SECONDS", 300.0)

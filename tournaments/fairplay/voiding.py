@@ -21,7 +21,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from tournaments.models import BotVersion, FairPlayFlag, FieldPass, Match, Rating
-from tournaments.rating import recompute
+from tournaments.rating.stored import recompute
 
 
 class FlagClosed(ValueError):

@@ -1,6 +1,6 @@
 """Match.units (the comparison units, stored with the result) and the cached fit.
 
-Finished matches get their units from the results already stored (tournaments.rating.units).
+Finished matches get their units from the results already stored (tournaments.rating.model.units).
 """
 
 from typing import Any
@@ -10,7 +10,7 @@ from django.db import migrations, models
 
 
 def fill_units(apps: Any, schema_editor: Any) -> None:
-    from tournaments.rating.units import fill_missing
+    from tournaments.rating.model.units import fill_missing
 
     fill_missing(apps.get_model("tournaments", "Match"))
 

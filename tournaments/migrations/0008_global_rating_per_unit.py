@@ -13,7 +13,7 @@ from django.db.migrations.state import StateApps
 
 
 def recompute(apps: StateApps, schema_editor: Any) -> None:
-    from tournaments.rating.recompute import recompute_and_store
+    from tournaments.rating.stored.recompute import recompute_and_store
 
     recompute_and_store(apps=apps)
 

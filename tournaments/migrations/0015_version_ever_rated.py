@@ -4,7 +4,7 @@ from typing import Any
 
 from django.db import migrations, models
 
-from tournaments.rating.recompute import mark_rated_versions
+from tournaments.rating.stored.recompute import mark_rated_versions
 
 
 def mark(apps: Any, schema_editor: Any) -> None:

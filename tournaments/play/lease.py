@@ -21,8 +21,8 @@ from tournaments.competitions import competition_actions, duels
 from tournaments.competitions.standings import refresh_table
 from tournaments.models import Match, Seat, Tournament
 from tournaments.play import dispatch, queued_work, replay_store
-from tournaments.rating import match_rating
-from tournaments.rating.units import stored_units
+from tournaments.rating.model.units import stored_units
+from tournaments.rating.stored import match_rating
 
 logger = logging.getLogger(__name__)
 

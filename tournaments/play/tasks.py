@@ -42,7 +42,7 @@ from tournaments.models import Match
 from tournaments.play import clocks, dispatch, lease, live_feed, ops_counters, runner
 from tournaments.play.human_seat import PERSON_POLICY
 from tournaments.play.instance import judge_instance
-from tournaments.rating import field_view
+from tournaments.rating.stored import field_view
 
 log = logging.getLogger(__name__)
 
@@ -281,7 +281,7 @@ def ladder_tick() -> int:
 def refit_fields() -> dict[str, str]:
     """Periodic (beat, every FIELD_PASS_SECONDS, on the batch queue): each game's stored
     field view refitted where rated matches came since its last pass
-    (rating.field_view.refresh); a game that fails is logged and the others still run."""
+    (rating.stored.field_view.refresh); a game that fails is logged and the others still run."""
     done = {}
     for game in GAMES:
         try:

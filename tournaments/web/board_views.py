@@ -15,7 +15,7 @@ from judge.games import GAMES
 from tournaments.competitions import ladder
 from tournaments.guard import queryparams
 from tournaments.models import Bot, BotVersion, FieldPass, Rating, Tournament
-from tournaments.rating import field_view
+from tournaments.rating.stored import field_view
 from tournaments.web import charts, docs, stats, text
 from tournaments.web.keyset import requested_key
 from tournaments.web.links import link_for

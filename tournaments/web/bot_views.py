@@ -39,8 +39,8 @@ from tournaments.errors import ServiceError
 from tournaments.guard.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.play import dispatch
-from tournaments.rating import field_view
-from tournaments.rating.global_rating import START_DEVIATION, interval
+from tournaments.rating.model.skill import START_DEVIATION, interval
+from tournaments.rating.stored import field_view
 from tournaments.web import charts, docs, head_to_head, stats
 from tournaments.web.forms import UploadForm
 from tournaments.web.keyset import requested_key

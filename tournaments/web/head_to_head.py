@@ -4,7 +4,7 @@ Two answers side by side. The results: each finished match counts once per oppon
 its table, won when the bot was placed ahead of it, drawn when level, lost when behind
 (as a tournament's head-to-head table counts). And the rating difference: this bot's
 global rating less the opponent's, with the joint 95% interval and the chance that this
-bot is the stronger (``rating.field_store``: both ratings' uncertainty, and their
+bot is the stronger (``rating.stored.field_store``: both ratings' uncertainty, and their
 opponents', taken together). Bounded: the bot's latest ``MATCHES`` finished matches, the
 ``SHOWN`` opponents met most often, fitted together (the rest of the field held where
 each record last met it: a whole field's refit takes seconds on a big site).
@@ -16,7 +16,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from tournaments.models import Bot, Match, Seat
-from tournaments.rating import field, field_store
+from tournaments.rating.model import field
+from tournaments.rating.stored import field_store
 from tournaments.web import text
 
 #: The latest finished matches of the bot whose results are counted.

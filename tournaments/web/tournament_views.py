@@ -30,8 +30,9 @@ from tournaments.competitions.time_control import is_standard
 from tournaments.errors import ServiceError
 from tournaments.guard import queryparams
 from tournaments.models import Bot, BotVersion, Rating, Tournament
-from tournaments.rating import field_view, tournament_fit
-from tournaments.rating.tournament_fit import HeadToHead
+from tournaments.rating.model import tournament_fit
+from tournaments.rating.model.tournament_fit import HeadToHead
+from tournaments.rating.stored import field_view
 from tournaments.web import estimate, text
 from tournaments.web.bot_views import with_places
 from tournaments.web.forms import TournamentForm

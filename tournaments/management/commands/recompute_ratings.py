@@ -21,7 +21,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from tournaments.models import Match
-from tournaments.rating.recompute import Recomputed, recompute, recompute_and_store
+from tournaments.rating.stored.recompute import Recomputed, recompute, recompute_and_store
 
 
 class Command(BaseCommand):

@@ -1,38 +1,33 @@
 """Global ratings recomputed from the stored match history (see docs/ratings.md).
 
-The history is streamed in rating order (two server-side cursors over only the columns
-needed: each match's places and stored units, and its seats' bots and versions), so memory
-does not grow with its length: one rating state per bot is held, with its records (one per
-opponent version it met), and the set of versions rated, to widen a bot at its new version's first
-match.
+The history is replayed as it streams (``history``: in rating order, one state per bot
+held, never the whole history), in this process or one game per worker process
+(``game_processes``); the result is compared with the stored rows, or replaces them.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any
 
-from django.apps import apps as installed
 from django.db import connection, transaction
 from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
 
-from tournaments.rating import (
-    bulk_rows,
-    game_processes,
-    global_rating,
-    match_rating,
-    tournament_fit,
+from tournaments.rating.model import global_rating
+from tournaments.rating.stored import bulk_rows, game_processes, match_rating
+from tournaments.rating.stored.history import (
+    CHUNK,
+    Change,
+    Placing,
+    Replayed,
+    model_of,
+    rated_matches,
+    replay,
 )
-
-#: Rows fetched per round trip while streaming the history.
-CHUNK = 2000
-
-Change = tuple[int, int, float, float]  # match id, bot id, before, after
-Placing = tournament_fit.Placing[int]
 
 
 @dataclass(frozen=True)
@@ -54,83 +49,6 @@ class Recomputed:
     matches: int
     record_differences: set[int] = field(default_factory=set)
     flag_differences: set[int] = field(default_factory=set)
-
-
-def _model(apps: Any, name: str) -> Any:
-    """A model of this app: the installed one, or a migration's historical one."""
-    return (apps or installed).get_model("tournaments", name)
-
-
-Rated = tuple[int, tournament_fit.Placing[int], list[Placing], tuple[int, ...]]
-
-
-def rated_matches(apps: Any = None, games: Collection[str] | None = None) -> Iterator[Rated]:
-    """(match id, placing by bot id, its rated units, the version id of each seat) of
-    every rated match, in rating order, streamed. ``apps``: a migration's app registry
-    (else the installed models); ``games``: only those games' matches."""
-    order = ("rating_seq", "id")
-    Seat = _model(apps, "Seat")
-    rated = _model(apps, "Match").objects.filter(status="done", rating_seq__isnull=False)
-    if games is not None:
-        rated = rated.filter(game__in=list(games))
-    places = rated.order_by(*order).values_list("id", "result__places", "units").iterator(CHUNK)
-    seats = (
-        Seat.objects.filter(match__in=rated)
-        .order_by(*(f"match__{o}" for o in order), "index")
-        .values_list("match_id", "version__bot_id", "version_id")
-        .iterator(CHUNK)
-    )
-    bots = groupby(seats, key=lambda row: row[0])
-    for match_id, match_places, stored in places:
-        seat_match, rows = next(bots)
-        if seat_match != match_id:
-            raise RuntimeError(f"match {match_id} has no seats in the rating order")
-        seats_of = list(rows)
-        seated = tuple(bot for _, bot, _ in seats_of)
-        units = match_rating.rated_units(seated, match_places, stored)
-        versions = tuple(version for _, _, version in seats_of)
-        yield match_id, tournament_fit.Placing(seated, tuple(match_places)), units, versions
-
-
-@dataclass
-class Replayed:
-    """Where a replay of the history ends: each bot's state (``current``) and rated
-    matches (``counts``), the matches replayed and the versions rated."""
-
-    current: dict[int, global_rating.Skill] = field(default_factory=dict)
-    counts: dict[int, int] = field(default_factory=dict)
-    replayed: int = 0
-    rated_versions: set[int] = field(default_factory=set)
-
-
-def replay(rows: Iterable[Rated], on_match: Callable[[Placing, list[Change]], None]) -> Replayed:
-    """Replay ``rows`` from START_ELO with the update the service uses (a bot whose
-    version was never rated before is widened first, as match_rating.rate_match does);
-    ``on_match`` receives each match's placing and its rating changes, as made."""
-    state = Replayed()
-    current, counts = state.current, state.counts
-    for match_id, placing, units, versions in rows:
-        by_bot = dict(zip(placing.seats, versions, strict=True))
-        new = {bot for bot, version in by_bot.items() if version not in state.rated_versions}
-        state.rated_versions.update(versions)
-        after = global_rating.rate_units(current, units, new, versions=by_bot)
-        changes = []
-        for bot_id in dict.fromkeys(placing.seats):
-            before = current.get(bot_id, global_rating.Skill())
-            after.setdefault(bot_id, before)
-            changes.append((match_id, bot_id, before.elo, after[bot_id].elo))
-            counts[bot_id] = counts.get(bot_id, 0) + 1
-        current.update(after)
-        state.replayed += 1
-        on_match(placing, changes)
-    return state
-
-
-def replay_games(
-    games: Collection[str], on_match: Callable[[Placing, list[Change]], None]
-) -> Replayed:
-    """``replay`` of only these games' matches (a worker of game_processes)."""
-    return replay(rated_matches(games=games), on_match)
 
 
 def recompute(
@@ -168,7 +86,7 @@ def recompute(
     current, counts, replayed = state.current, state.counts, state.replayed
     rated_versions = state.rated_versions
     fields = stored_fields(apps)
-    stored_rows = _model(apps, "Rating").objects.values_list("bot_id", *fields)
+    stored_rows = model_of(apps, "Rating").objects.values_list("bot_id", *fields)
     stored = {row[0]: tuple(row[1:]) for row in stored_rows}
     fresh = {bot_id: _state(s, fields) for bot_id, s in current.items()}
     differences = {
@@ -187,7 +105,7 @@ def _replay_in_processes(
 ) -> Replayed:
     """``replay`` of each game in a worker process (game_processes), the games dealt by
     their seats (the fit's work grows with them); the workers' states joined."""
-    Match = _model(None, "Match")
+    Match = model_of(None, "Match")
     rated = Match.objects.filter(status="done", rating_seq__isnull=False)
     weights = dict(rated.values("game").annotate(n=Count("seats")).values_list("game", "n"))
     groups = game_processes.deal(weights, processes)
@@ -207,7 +125,7 @@ def _replay_in_processes(
 def _flag_differences(rated_versions: set[int], apps: Any) -> set[int]:
     """The versions flagged ``ever_rated`` that the history never rated, and those it
     rated that are not flagged (none before migration 0015: no flag)."""
-    BotVersion = _model(apps, "BotVersion")
+    BotVersion = model_of(apps, "BotVersion")
     if not _has_flag(BotVersion):
         return set()
     flagged = set(BotVersion.objects.filter(ever_rated=True).values_list("pk", flat=True))
@@ -221,7 +139,7 @@ def _has_flag(model: Any) -> bool:
 def _has_records(apps: Any) -> bool:
     """Whether the registry has RatingRecord (migrations before 0012 do not)."""
     try:
-        _model(apps, "RatingRecord")
+        model_of(apps, "RatingRecord")
     except LookupError:
         return False
     return True
@@ -233,7 +151,7 @@ def _record_differences(current: dict[int, global_rating.Skill], apps: Any) -> s
     if not _has_records(apps):
         return set()
     rows = (
-        _model(apps, "RatingRecord")
+        model_of(apps, "RatingRecord")
         .objects.order_by("bot_id", "opponent_id")
         .values_list("bot_id", "opponent_id", *global_rating.Record._fields)
         .iterator(CHUNK)
@@ -254,7 +172,7 @@ STATE = ("elo", "deviation", "units", "variance", "information", "spread", "deci
 def stored_fields(apps: Any = None) -> tuple[str, ...]:
     """The columns of STATE the Rating model has: all of them, or, in an earlier
     migration's registry (0008 runs this code), those it had then."""
-    names = {f.name for f in _model(apps, "Rating")._meta.get_fields()}
+    names = {f.name for f in model_of(apps, "Rating")._meta.get_fields()}
     return tuple(name for name in STATE if name in names)
 
 
@@ -277,8 +195,8 @@ def recompute_and_store(
     (migration 0008 runs this), else the installed models. ``processes``: as
     ``recompute``'s (the workers replay, this transaction writes what they send).
     """
-    Rating, RatingHistory = _model(apps, "Rating"), _model(apps, "RatingHistory")
-    games = dict(_model(apps, "Bot").objects.values_list("pk", "game"))
+    Rating, RatingHistory = model_of(apps, "Rating"), model_of(apps, "RatingHistory")
+    games = dict(model_of(apps, "Bot").objects.values_list("pk", "game"))
     rows = {pk: Rating(bot_id=pk, game=game) for pk, game in games.items()}
     RatingHistory.objects.all().delete()
     batch: list[tuple[Any, ...]] = []
@@ -307,7 +225,7 @@ def recompute_and_store(
         row.matches = report.counts[bot_id]
     Rating.objects.bulk_create(rows[bot_id] for bot_id in report.ratings)
     if _has_records(apps):
-        _store_records(report.skills, _model(apps, "RatingRecord"))
+        _store_records(report.skills, model_of(apps, "RatingRecord"))
     mark_rated_versions(apps)
     return report
 
@@ -320,10 +238,10 @@ def mark_rated_versions(apps: Any = None) -> int:
     """Set each version's ``ever_rated`` from the history (a version with a rated match
     has it), as match_rating.rate_match keeps it; how many versions have it. A registry before
     migration 0015 has no such field: nothing to do."""
-    BotVersion = _model(apps, "BotVersion")
+    BotVersion = model_of(apps, "BotVersion")
     if not _has_flag(BotVersion):
         return 0
-    rated = _model(apps, "Seat").objects.filter(
+    rated = model_of(apps, "Seat").objects.filter(
         version=OuterRef("pk"), match__status="done", match__rating_seq__isnull=False
     )
     BotVersion.objects.update(ever_rated=Exists(rated))

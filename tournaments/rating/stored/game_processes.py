@@ -55,7 +55,7 @@ def replay(
 ) -> list[Any]:
     """Replay each group of games in its own worker; ``on_match(placing, changes,
     replayed)`` for every match as its batch arrives (``replayed``: matches replayed so
-    far, all workers together); each worker's final replay state (recompute._Replayed)."""
+    far, all workers together); each worker's final replay state (history.Replayed)."""
     context = multiprocessing.get_context("spawn")
     inbox = context.Queue(maxsize=IN_FLIGHT * len(groups))
     workers = [
@@ -112,7 +112,7 @@ def _work(games: list[str], database: dict[str, Any], outbox: Any) -> None:
         from django.db import connection
 
         connection.settings_dict.update(database)
-        from tournaments.rating import recompute
+        from tournaments.rating.stored import history
 
         batch: list[tuple[Any, list[Any]]] = []
 
@@ -122,7 +122,7 @@ def _work(games: list[str], database: dict[str, Any], outbox: Any) -> None:
                 outbox.put(("batch", list(batch)))
                 batch.clear()
 
-        state = recompute.replay_games(games, on_match)
+        state = history.replay_games(games, on_match)
         outbox.put(("batch", batch))
         outbox.put(("done", state))
         connection.close()

@@ -15,7 +15,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from judge.engine import Result
-from tournaments.rating.tournament_fit import Placing
+from tournaments.rating.model.results import Placing
 
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 

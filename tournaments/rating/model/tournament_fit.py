@@ -1,34 +1,37 @@
-"""Elo ratings and tournament standings, in plain Python (no database): see docs/ratings.md.
+"""Tournament standings, a view of the results (``results``) in plain Python (no database):
+see docs/ratings.md.
 
-A match result is a place per seat (1 is best, equal places are ties). Every result counts
-as the pairwise results it implies: for each two seats, the better place scores 1, the
-worse 0, and equal places 0.5 each. Two seats held by the same participant are not a pair.
-
-Global ratings move incrementally, match by match; tournament standings fit one Elo per
-participant to all of the tournament's pairwise results at once, by maximum likelihood.
+Tournament standings fit one Elo per participant to all of the tournament's pairwise
+results at once, by maximum likelihood (global ratings, ``global_rating``, move match by
+match instead); ``elo_update`` is the classic Elo step of one result.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic
 
-from tournaments.rating import linear
+from tournaments.rating.model import linear
+from tournaments.rating.model.results import (
+    ELO_MAX,
+    ELO_MIN,
+    SCALE,
+    START_ELO,
+    Z95,
+    P,
+    Placing,
+    pairwise,
+)
 
-#: Every participant starts here.
-START_ELO = 1500.0
 #: The most a rating can move in one two-player match; a table of n players shares it
 #: among the n - 1 pairs each player is in, so one match moves a rating by at most K.
 K_FACTOR = 32.0
-#: Elo's logistic scale: a 400-point gap means 10-to-1 odds.
-SCALE = 400.0
 #: The fit's weak prior (a Gaussian of this many Elo around the field's mean) keeps an
 #: unbeaten or winless record finite; it shifts nothing else noticeably.
 PRIOR_SD = 1000.0
-Z95 = 1.959963984540054
 #: A bot with fewer comparison units than this in a fit is labelled provisional.
 PROVISIONAL_UNITS = 10
 #: Below this many units the model-based variance floors the sandwich fully; above, by
@@ -36,43 +39,13 @@ PROVISIONAL_UNITS = 10
 FLOOR_UNITS = 10
 #: A record with fewer pairwise wins (or losses) than this keeps the whole model floor.
 FLOOR_RARE = 3.0
-#: Intervals reach at most this far from the estimate, and everything stays in range.
+#: Intervals reach at most this far from the estimate (and stay in ELO_MIN..ELO_MAX).
 CLIP_HALF = 800.0
-ELO_MIN = 0.0
-ELO_MAX = 3000.0
-
-P = TypeVar("P", bound=Hashable)
-
-
-class RatingError(ValueError):
-    """A result that cannot be rated (seats and places disagree, or no places)."""
-
-
-@dataclass(frozen=True)
-class Placing(Generic[P]):
-    """One match or game as the ratings see it: who sat in each seat and their places."""
-
-    seats: tuple[P, ...]
-    places: tuple[int, ...]
 
 
 def expected_score(rating: float, opponent: float) -> float:
     """The chance of beating ``opponent`` (a draw counting half), from the rating gap."""
     return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / SCALE))
-
-
-def pairwise(seats: Sequence[P], places: Sequence[int]) -> list[tuple[P, P, float]]:
-    """Each pair of different participants with the first one's score (1, 0.5 or 0)."""
-    if len(seats) != len(places) or len(seats) < 2:
-        raise RatingError(f"need one place per seat for two or more seats, got {places!r}")
-    pairs = []
-    for i in range(len(seats)):
-        for j in range(i + 1, len(seats)):
-            if seats[i] == seats[j]:
-                continue
-            score = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
-            pairs.append((seats[i], seats[j], score))
-    return pairs
 
 
 def elo_update(
@@ -157,7 +130,7 @@ def standings(
 
     Points count ``placings`` (usually one per match); the Elo is fitted to ``games`` when
     given (the comparison units of those matches: each deal of a duplicate match, summed
-    over its rotations, or each game; see ``tournaments.rating.units``), else to ``placings``.
+    over its rotations, or each game; see ``tournaments.rating.model.units``), else to ``placings``.
     """
     placings = list(placings)
     everyone = list(dict.fromkeys([*participants, *(p for x in placings for p in x.seats)]))

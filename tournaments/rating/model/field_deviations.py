@@ -10,7 +10,7 @@ would take hours). Written out, the contrast's variance is
 so all of them need only the diagonal of H^-1 and its row sums: one inversion of the
 field's precision matrix, dense, by LAPACK through numpy (cubic in the bots: a few seconds
 at 2,500 bots, 50 MB per matrix; docs/ratings.md gives the figure). Plain numbers in and
-out: no database, nothing of ``rating.field`` beyond its public ``Field``.
+out: no database, nothing of ``rating.model.field`` beyond its public ``Field``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from tournaments.rating.field import Field
+from tournaments.rating.model.field import Field
 
 K = TypeVar("K", bound=Hashable)
 

@@ -1,5 +1,5 @@
 """A rated match's result applied to the global rating: the bots' rating rows locked, one
-update per comparison unit (tournaments.rating.global_rating), their records, pairwise
+update per comparison unit (tournaments.rating.model.global_rating), their records, pairwise
 counts and history rows written in the result's transaction (see docs/ratings.md)."""
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ from collections.abc import Mapping, Sequence
 from django.db.models import Max
 
 from tournaments.models import BotVersion, Match, Rating, RatingHistory, RatingRecord
-from tournaments.rating import global_rating, tournament_fit
-from tournaments.rating.units import placings
+from tournaments.rating.model import global_rating, results
+from tournaments.rating.model.units import placings
 
 
 def rate_match(match: Match, versions: Sequence[BotVersion], places: Sequence[int]) -> None:
     """Move the global rating of the match's bots, holding their rating rows locked.
 
     One update per comparison unit of the match (``match.units``: its games, or its
-    duplicate deals), in their stored order (tournaments.rating.global_rating), a bot whose
+    duplicate deals), in their stored order (tournaments.rating.model.global_rating), a bot whose
     version no earlier rated match had widened first (global_rating.new_version); one history
     row per bot for the match. ``rating_seq`` records the order: a match sharing a bot with an
     earlier one waits for its lock, so it reads a larger sequence number; equal numbers
@@ -26,14 +26,14 @@ def rate_match(match: Match, versions: Sequence[BotVersion], places: Sequence[in
     """
     bots = [version.bot for version in versions]
     Rating.objects.bulk_create(
-        [Rating(bot=bot, game=bot.game, elo=tournament_fit.START_ELO) for bot in bots],
+        [Rating(bot=bot, game=bot.game, elo=results.START_ELO) for bot in bots],
         ignore_conflicts=True,
     )
     ids = sorted({bot.pk for bot in bots})
     locked = {r.bot_id: r for r in Rating.objects.select_for_update().filter(bot_id__in=ids)}
     match.rating_seq = (Match.objects.aggregate(seq=Max("rating_seq"))["seq"] or 0) + 1
     seats = tuple(bot.pk for bot in bots)
-    placing = tournament_fit.Placing(seats, tuple(places))
+    placing = results.Placing(seats, tuple(places))
     records = RatingRecord.of(ids)
     before = {pk: r.skill(records[pk]) for pk, r in locked.items()}
     after = global_rating.rate_units(
@@ -91,25 +91,25 @@ def first_rated(versions: Sequence[BotVersion]) -> set[int]:
     return {version.bot_id for version in versions if version.pk in new}
 
 
-#: The rating row's state of the global rating (tournaments.rating.global_rating.Skill).
+#: The rating row's state of the global rating (tournaments.rating.model.global_rating.Skill).
 SKILL_FIELDS = ("elo", "deviation", "units", "variance", "information", "spread", "decisive")
 
 
 def rated_units(
     seats: Sequence[int], places: Sequence[int], stored: str
-) -> list[tournament_fit.Placing[int]]:
+) -> list[results.Placing[int]]:
     """A rated match's comparison units by bot id: its stored units, or, for a match
     stored without any, its places over all its games as one unit."""
-    return placings(seats, stored) or [tournament_fit.Placing(tuple(seats), tuple(places))]
+    return placings(seats, stored) or [results.Placing(tuple(seats), tuple(places))]
 
 
 #: The rating row's pairwise record, kept with each rated result (see count_record).
 RECORD_FIELDS = ("wins", "draws", "losses")
 
 
-def count_record(rows: dict[int, Rating], placing: tournament_fit.Placing[int]) -> None:
+def count_record(rows: dict[int, Rating], placing: results.Placing[int]) -> None:
     """Add one rated result's pairwise wins, draws and losses to the bots' rating rows."""
-    for a, b, score in tournament_fit.pairwise(placing.seats, placing.places):
+    for a, b, score in results.pairwise(placing.seats, placing.places):
         for bot_id, mine in ((a, score), (b, 1.0 - score)):
             row = rows[bot_id]
             if mine == 1.0:

@@ -1,6 +1,6 @@
 """The field of one game as the database holds it, for pages that ask "is A better than B?".
 
-``rating.field`` works on rating states with their records; this module loads them: every
+``rating.model.field`` works on rating states with their records; this module loads them: every
 rated bot of the game (``Rating``), its records (``RatingRecord``, keyed by opponent
 version) and which version each bot's rating now follows (its latest version that has
 been rated), so that a record of that version links the two bots' ratings and a record of
@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from tournaments.models import BotVersion, FieldRating, Match, Rating, RatingRecord, Seat
-from tournaments.rating import field, field_dispersion, match_rating
-from tournaments.rating.tournament_fit import Placing
+from tournaments.rating.model import field, field_dispersion
+from tournaments.rating.model.results import Placing
+from tournaments.rating.stored import match_rating
 
 #: The field pass measures the game's dispersion over its most recent rated matches, at
 #: most this many (a few thousand units are plenty; the pass reads no more of a large
@@ -80,7 +81,7 @@ def compare(game: str, a: int, b: int) -> field.Difference | None:
 
 def recent_units(game: str, matches: int = RECENT_MATCHES) -> list[Placing[int]]:
     """The rated units, by bot id, of the game's ``matches`` most recently rated matches:
-    what the field pass measures the dispersion on (``rating.field_dispersion``). Two
+    what the field pass measures the dispersion on (``rating.model.field_dispersion``). Two
     queries."""
     rated = Match.objects.filter(game=game, status="done", rating_seq__isnull=False)
     rows = list(

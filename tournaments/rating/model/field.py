@@ -24,15 +24,9 @@ from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from tournaments.rating.global_rating import (
-    _S,
-    CONVERGED,
-    NEWTON_STEPS,
-    START_DEVIATION,
-    Record,
-    Skill,
-)
-from tournaments.rating.tournament_fit import START_ELO, Z95
+from tournaments.rating.model.global_rating import _S, CONVERGED, NEWTON_STEPS
+from tournaments.rating.model.results import START_ELO, Z95, Record
+from tournaments.rating.model.skill import START_DEVIATION, Skill
 
 K = TypeVar("K", bound=Hashable)
 
@@ -43,7 +37,7 @@ TOLERANCE = 1e-10
 MAX_ITERATIONS = 500
 
 Sparse = dict[K, dict[K, float]]
-#: Each bot's tempering where the caller measured it (``rating.field_dispersion``); a bot
+#: Each bot's tempering where the caller measured it (``rating.model.field_dispersion``); a bot
 #: it leaves out, or None for all: the stored one's.
 Dispersion = Mapping[K, float] | None
 

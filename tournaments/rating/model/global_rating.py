@@ -1,7 +1,8 @@
 """The global rating: one Elo-scale skill per bot and game, with a deviation from the data.
 
-Plain Python (no database); see docs/ratings.md, "Global rating". The model is the
-tournament fit's (tournaments.rating.tournament_fit): Bradley-Terry on Elo's scale over the pairwise
+Plain Python (no database); see docs/ratings.md, "Global rating". A view of the results
+(``results``), its state per bot kept in ``skill`` (what a Rating row stores). The model is
+the tournament fit's: Bradley-Terry on Elo's scale over the pairwise
 results of each comparison unit (one game, or one duplicate deal summed over its
 rotations). Each bot keeps a record per opponent version (the number of pairwise
 results, its score in them, and the opponent's rating when they last met). After each
@@ -34,141 +35,34 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
-from tournaments.rating import linear
-from tournaments.rating.tournament_fit import (
-    ELO_MAX,
-    ELO_MIN,
-    SCALE,
-    START_ELO,
-    Z95,
-    Placing,
-    pairwise,
-)
+from tournaments.rating.model import linear, skill
+from tournaments.rating.model.results import SCALE, START_ELO, Placing, Record, pairwise
+from tournaments.rating.model.skill import START_DEVIATION, Skill
 
-#: A new bot's deviation (Elo): wide enough for any bot of the field.
-START_DEVIATION = 350.0
 #: Added to a bot's variance (as a standard deviation, Elo) when a new version of it is
 #: first rated: how far a new version's strength may be from the last one's. Chosen by
 #: bench/bench_following.py: a new version shows 90% of its raw change (its rating less
 #: its opponents') within 22 games in the two games measured, where 100 took 67-82
 #: (docs/ratings.md, "Following a new version, raw").
 VERSION_DEVIATION = 150.0
+# What is read from a state lives with the state (skill); the global rating names it too.
+PRIOR_UNITS = skill.PRIOR_UNITS
+DISPERSION_MIN, DISPERSION_MAX = skill.DISPERSION_MIN, skill.DISPERSION_MAX
+PROVISIONAL_UNITS, PROVISIONAL_DEVIATION = skill.PROVISIONAL_UNITS, skill.PROVISIONAL_DEVIATION
+expected_dispersion = skill.expected_dispersion
+interval = skill.interval
+is_provisional = skill.is_provisional
 #: The fit of a match's bots: at most this many Newton steps, stopping once none moves
 #: by more than CONVERGED (Elo).
 NEWTON_STEPS = 20
 CONVERGED = 1e-6
-#: The expected dispersion (``expected_dispersion``) counts as much as this many units of
-#: the one a bot has shown: the formula's (n + 1) / 3 assumes bots of equal strength, and
-#: a field's spread makes a placing's pairs less alike (measured 1.52 for four seats and
-#: 2.00 for six against 5/3 and 7/3), so the measured one takes over soon. With 10, the
-#: first plays' intervals were too wide (0.97-0.98 at 5 plays); 3 still left three cells
-#: at 0.972-0.975 (docs/ratings.md, "Joint uncertainty and the ladder").
-PRIOR_UNITS = 1.5
-#: The dispersion is taken within these bounds (a handful of lucky units can make it
-#: tiny or huge; real games stay well inside).
-DISPERSION_MIN = 0.25
-DISPERSION_MAX = 4.0
-#: Provisional while fewer units than this, or while the deviation is above
-#: PROVISIONAL_DEVIATION (a 95% interval wider than about +-200 Elo).
-PROVISIONAL_UNITS = 10
-PROVISIONAL_DEVIATION = 100.0
 
 _S = math.log(10.0) / SCALE  # Elo points to the logistic's natural units
 
 P = TypeVar("P", bound=Hashable)
-
-
-class Record(NamedTuple):
-    """A bot's pairwise results against one opponent: how many (``results``; fewer once a
-    new version comes, see ``new_version``), its score in them (``score``: 1 a win, 1/2 a
-    draw) and the opponent's rating when they last met (``seen``)."""
-
-    results: float
-    score: float
-    seen: float
-
-
-@dataclass(frozen=True)
-class Skill:
-    """One bot's global rating state.
-
-    ``elo``: the estimate; ``variance``: the model's variance of it (Elo squared);
-    ``information`` and ``spread``: the sums over its units of the model's expected
-    squared score (less each unit's leverage) and the observed one (their ratio is the
-    dispersion); ``units``: the comparison units rated; ``decisive``: the
-    sum over its units of the share of its pairwise results there that were not draws;
-    ``records``: its Record per opponent version.
-    """
-
-    elo: float = START_ELO
-    variance: float = START_DEVIATION**2
-    information: float = 0.0
-    spread: float = 0.0
-    units: int = 0
-    decisive: float = 0.0
-    records: Mapping[Any, Record] = field(default_factory=dict)
-
-    @property
-    def dispersion(self) -> float:
-        """How variable the bot's units are against the model's coin flips (1: as the model)."""
-        if self.information <= 0.0:
-            return 1.0
-        return min(max(self.spread / self.information, DISPERSION_MIN), DISPERSION_MAX)
-
-    def tempering(self, table: int) -> float:
-        """The dispersion the update divides the information by: the measured one,
-        shrunk towards ``expected_dispersion`` while the bot has few units."""
-        prior = expected_dispersion(table, self.draw_share)
-        return (self.dispersion * self.units + PRIOR_UNITS * prior) / (self.units + PRIOR_UNITS)
-
-    @property
-    def draw_share(self) -> float:
-        """The share of its pairwise results that were draws, as one more decisive result
-        would leave it (0 for a new bot)."""
-        return (self.units - self.decisive) / (self.units + 1)
-
-    @property
-    def deviation(self) -> float:
-        """The standard deviation of the rating shown (Elo)."""
-        return math.sqrt(self.variance)
-
-    @property
-    def provisional(self) -> bool:
-        return is_provisional(self.units, self.deviation)
-
-    def interval(self) -> tuple[float, float]:
-        """The 95% interval, within [ELO_MIN, ELO_MAX]."""
-        return interval(self.elo, self.deviation)
-
-
-def interval(elo: float, deviation: float) -> tuple[float, float]:
-    """elo +- 1.96 deviations, both ends clipped to [ELO_MIN, ELO_MAX] (a rating beyond
-    the scale shows an interval at its edge)."""
-    half = Z95 * max(deviation, 0.0)
-    low = min(max(elo - half, ELO_MIN), ELO_MAX)
-    return low, max(min(elo + half, ELO_MAX), ELO_MIN)
-
-
-def is_provisional(units: int, deviation: float) -> bool:
-    """Too few units, or too wide an interval, to read much into the rating."""
-    return units < PROVISIONAL_UNITS or deviation > PROVISIONAL_DEVIATION
-
-
-def expected_dispersion(table: int, draws: float = 0.0) -> float:
-    """The dispersion of a placing of ``table`` bots of equal strength decided by one
-    independent performance each: a bot's pairwise score is then the number it beat,
-    uniform on 0..n-1, of variance (n^2 - 1) / 12 against (n - 1) / 4 for independent
-    pairs: (n + 1) / 3 (1 for two players, 5/3 for four, 7/3 for six).
-
-    Two players who draw a share ``draws`` of their results: a draw scores 1/2, so at
-    even odds the score's variance is (1 - draws) / 4 against the model's 1 / 4, and the
-    dispersion 1 - draws. (Larger tables keep (n + 1) / 3.)"""
-    if table == 2:
-        return 1.0 - draws
-    return (table + 1) / 3.0
 
 
 def _expected(me: float, other: float) -> float:

@@ -3,7 +3,7 @@ rating systems do, and what the pages show from it.
 
 A bot's stored deviation (``Rating.deviation``) takes its opponents as known; on the
 2-seat ladder its 95% intervals cover only 0.75-0.83. The field's joint view
-(``rating.field``) is honest, but a big site's field takes seconds to refit, so no request
+(``rating.model.field``) is honest, but a big site's field takes seconds to refit, so no request
 can fit it. A periodic pass (the beat task ``tournaments.tasks.refit_fields``) does it
 per game when rated matches came since the last pass, and stores each bot's rating in the
 field and its joint deviation against the field's mean (``FieldRating``), with the time.
@@ -29,8 +29,9 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from tournaments.models import FieldPass, FieldRating, Rating
-from tournaments.rating import field_deviations, field_store
-from tournaments.rating.global_rating import interval, is_provisional
+from tournaments.rating.model import field_deviations
+from tournaments.rating.model.skill import interval, is_provisional
+from tournaments.rating.stored import field_store
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 match's bots and the tournament fit's Newton step and covariance are small systems (a
 handful to a few dozen rows, diagonally dominant), solved here by Gaussian elimination
 with partial pivoting. The field's large sparse system has its own conjugate-gradient
-solve (``rating.field.solve``): it never forms the dense matrix."""
+solve (``rating.model.field.solve``): it never forms the dense matrix."""
 
 from __future__ import annotations
 

@@ -29,16 +29,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tournaments.rating.field import Field, field_of
-from tournaments.rating.field_deviations import joint_covariance
-from tournaments.rating.global_rating import (
-    _S,
-    DISPERSION_MAX,
-    DISPERSION_MIN,
-    Skill,
-    _expected,
-)
-from tournaments.rating.tournament_fit import Placing, pairwise
+from tournaments.rating.model.field import Field, field_of
+from tournaments.rating.model.field_deviations import joint_covariance
+from tournaments.rating.model.global_rating import _S, _expected
+from tournaments.rating.model.results import Placing, pairwise
+from tournaments.rating.model.skill import DISPERSION_MAX, DISPERSION_MIN, Skill
 
 K = TypeVar("K", bound=Hashable)
 
