@@ -21,7 +21,7 @@ from tests.tournaments.conftest import CRASHER, Workers, first_legal, uploaded, 
 from tests.tournaments.gunicorn_server import gunicorn
 from tournaments.competitions import competition_actions
 from tournaments.models import Match, Rating, Replay, Tournament
-from tournaments.rating import field_view
+from tournaments.rating.stored import field_view
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "oceans11"
