@@ -5,7 +5,8 @@ symmetric seats, the panel's bots in the other seats of a larger table) until th
 accepts H0 ("B is at most ELO0 stronger") or H1 ("B is at least ELO1 stronger"), or the
 game cap is reached. After every round of ``--pairs-per-round`` pairs it prints the
 pairs' counts, B's score, the log-likelihood ratio against its bounds and, at the end,
-the decision and B's Elo over A with a 95% interval. ``--json`` prints one JSON object
+the decision and B's Elo over A with a 95% interval that allows for when the test
+stopped (judge.duel.stopped). ``--json`` prints one JSON object
 per round instead; ``--chart PATH`` rewrites the LLR chart (SVG) after each round.
 A and B are what ``play`` takes: a .py file, a folder with an entry file, or house:NAME.
 """

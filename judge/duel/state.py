@@ -10,7 +10,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from judge.duel.pairs import pair_points
-from judge.duel.sprt import Decision, Pentanomial, Sprt, estimate
+from judge.duel.sprt import Decision, Estimate, Pentanomial, Sprt
+from judge.duel.stopped import sequential_estimate
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,26 @@ class DuelState:
         penta = self.penta
         for one, two in zip(first, second, strict=True):
             penta = penta.add(pair_points(one, two))
+        return self.looked_at(penta)
+
+    def looked_at(self, penta: Pentanomial) -> DuelState:
+        """This state after a round that brought the pair counts to ``penta``: the test's
+        look at the LLR and its decision (the stopping rule, which the benchmarks call with
+        simulated counts: bench/bench_duel_estimate.py)."""
+        if self.decision is not Decision.RUNNING:
+            raise ValueError(f"the duel is over ({self.decision.value}): no more rounds")
+        if penta.pairs <= self.penta.pairs:
+            raise ValueError(f"a round adds pairs: {penta.pairs} after {self.penta.pairs}")
         llr = self.test.llr(penta)
         decision = self.test.decide(llr, penta.games)
         return replace(
             self, penta=penta, history=(*self.history, (penta.games, llr)), decision=decision
         )
+
+    def estimate(self) -> Estimate:
+        """B's Elo over A and its 95% interval, aware of when the test stopped (or would
+        stop, while it runs): see judge.duel.stopped."""
+        return sequential_estimate(self.test, self.penta, self.decision, len(self.history))
 
     def verdict(self) -> str:
         """The decision in words, with its error rate and the Elo estimate."""
@@ -68,14 +84,17 @@ class DuelState:
             ),
             Decision.CAP: f"no decision: the cap of {test.max_games} games came first",
         }[self.decision]
-        found = estimate(self.penta)
+        found = self.estimate()
         elo = _elo_text(found.elo, "unbounded")
         interval = f"[{_elo_text(found.low, '-inf')}, {_elo_text(found.high, '+inf')}]"
-        return f"{said}\nB - A: {elo} Elo, 95% interval {interval}, after {self.penta.games} games"
+        return (
+            f"{said}\nB - A: {elo} Elo, 95% interval {interval}, after {self.penta.games} "
+            "games (allowing for when the test stops)"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The state with its derived figures (score, bounds, Elo estimate)."""
-        found = estimate(self.penta)
+        found = self.estimate()
         test = self.test
         return {
             "test": {
