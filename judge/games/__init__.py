@@ -5,7 +5,9 @@ class (judge.engine.Game: title, variants, table sizes, option bounds, private k
 per game and repeat options for budgets, demo and check settings), and beside it the files
 judge.games.parts finds by name (house bots, narration, replay renderer, seed bots, rules
 page). The rest of the system reads only this registry; adding a game is its package plus
-one line in ``GAME_CLASSES`` (docs/adding-a-game.md).
+its import here and its entry in ``GAME_CLASSES`` (docs/adding-a-game.md). Registering a
+class checks it against the interface (judge.games.interface): an attribute the interface
+does not know is refused by name, never silently ignored.
 """
 
 from __future__ import annotations
@@ -21,16 +23,17 @@ from judge.engine import Game, GameError, JSONDict
 from judge.games import parts
 from judge.games.bigtwo import BigTwo
 from judge.games.fifteen35 import FifteenThirtyFive
+from judge.games.interface import checked
 from judge.games.oceans11 import Oceans11
 
-#: Every game, one line each, in the order pages list them.
+#: Every game (each imported above), in the order pages list them.
 GAME_CLASSES: tuple[type[Game], ...] = (
     Oceans11,
     BigTwo,
     FifteenThirtyFive,
 )
 #: Game name -> its engine class (tests may add a game with ``register``).
-GAMES: dict[str, type[Game]] = {cls.name: cls for cls in GAME_CLASSES}
+GAMES: dict[str, type[Game]] = {cls.name: checked(cls) for cls in GAME_CLASSES}
 
 
 def game_class(name: str) -> type[Game]:
@@ -66,8 +69,9 @@ def register_plugins(value: str | None = None) -> None:
 
 
 def register(cls: type[Game]) -> type[Game]:
-    """Add a game to the registry (for games defined outside judge/games, e.g. in tests)."""
-    GAMES[cls.name] = cls
+    """Add a game to the registry (for games defined outside judge/games, e.g. in tests),
+    once it fits the interface (GameError naming what does not)."""
+    GAMES[cls.name] = checked(cls)
     return cls
 
 

@@ -13,7 +13,8 @@ A game is a package ``judge/games/NAME/`` (or any package a test registers): its
 | ``rules-tests.md`` | each rule with its test (else ``docs/rules/tests/NAME.md``) |
 
 Nothing else in the project lists a game's parts: the registry and these lookups are how
-the service, the CLI and the tests find them, so a new game is its package plus one line.
+the service, the CLI and the tests find them, so a new game is its package plus its
+import and entry in the registry (judge/games/__init__.py).
 """
 
 from __future__ import annotations

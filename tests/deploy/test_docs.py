@@ -46,17 +46,33 @@ def judge(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+#: Each example bot of the repository, by its path, and its game: in seeds/NAME/ or in
+#: the game package's own seeds/ (judge.games.parts finds either).
+EXAMPLES = {
+    str(path.relative_to(ROOT)): game
+    for game in GAMES
+    for path in seed_files(game).values()
+    if path.is_relative_to(ROOT)
+}
+
+
 def test_each_example_in_bots_md_is_the_seed_bot_it_names() -> None:
     text = (ROOT / "docs" / "bots.md").read_text()
-    shown = re.findall(r"`(seeds/\w+/\w+\.py)`:\n\n```python\n(.*?)```", text, re.S)
-    assert {Path(path).parent.name for path, _ in shown} == {g for g in GAMES if seed_files(g)}
+    shown = re.findall(r"`([\w./-]+\.py)`:\n\n```python\n(.*?)```", text, re.S)
+    unknown = [path for path, _ in shown if path not in EXAMPLES]
+    assert not unknown, f"docs/bots.md shows {unknown}, which are no game's example bots"
+    assert {EXAMPLES[path] for path, _ in shown} == set(EXAMPLES.values()), (
+        "docs/bots.md shows one example bot of each game that has some, by its path"
+    )
     for path, code in shown:
         assert code == (ROOT / path).read_text(), path
 
 
 def test_the_tables_cover_every_seed_bot() -> None:
-    seeds = {str(p.relative_to(ROOT)) for p in (ROOT / "seeds").glob("*/*.py")}
-    assert seeds == {bot for bots in TABLES.values() for bot in bots if bot.startswith("seeds")}
+    folders = [*(ROOT / "seeds").glob("*/*.py"), *(ROOT / "judge/games").glob("*/seeds/*.py")]
+    seeds = {str(p.relative_to(ROOT)) for p in folders}
+    assert seeds == {bot for bots in TABLES.values() for bot in bots if bot in EXAMPLES}
+    assert seeds == set(EXAMPLES)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

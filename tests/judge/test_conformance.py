@@ -3,14 +3,18 @@
 In the manner of OpenSpiel's generic random-simulation test: random games to the end at
 every table size and variant, with the default options and with random option sets drawn
 from the schema's bounds, and every option at each of its extremes (played correctly, or
-refused with an error naming the option); determinism from the seed, record -> replay round
-trip, secrecy (an observation does not change when the cards its seat cannot see are dealt
-anew), the fallback action always legal, zero-sum where the game says so, every house bot
-playing without a fault, and every protocol message of a match valid against its JSON
-Schema. Every game is played under an action cap built from its own moves estimate, so a
-game that never ends (or that declares far too few moves for the budgets) fails clearly.
-A new game passes this suite without a line written here: it is parametrised over the
-registry.
+refused with an error naming the option); every option changing what the seats see or the
+result; every action outside the legal list refused with a reason (tests/judge/offers.py);
+determinism from the seed, record -> replay round trip, secrecy (an observation does not
+change when the cards its seat cannot see are dealt anew), the fallback action always
+legal, zero-sum where the game says so, every house bot playing without a fault, every
+protocol message of a match valid against its JSON Schema, and the demo filled by the
+game's own bots. Every path that plays a game (random play and the referee's matches) is
+capped from the game's own moves estimate, so a game that never ends (or that declares far
+too few moves for the budgets) fails clearly, naming itself. A new game passes this suite
+without a line written here: it is parametrised over the registry. The suite checks the
+shape of a result, not its numbers: scoring is for the game's own rule tests
+(docs/adding-a-game.md). tests/judge/test_conformance_catches.py runs it on planted bugs.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import pytest
 from judge import protocol
 from judge.bots import policies
 from judge.engine import Action, Game, GameError, IllegalActionError
-from judge.games import GAMES, game_class, new_game, parts, replay
+from judge.games import GAMES, game_class, interface, new_game, parts, replay
 from judge.options import Option, OptionKind
 from judge.players import house_players
 from judge.referee import BotInfo, MatchOutcome, MatchSpec, MatchStopped, StartBot, play_match
@@ -493,6 +497,7 @@ def test_every_message_of_a_match_fits_its_schema(name: str) -> None:
 @pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))
 def test_the_class_describes_the_game_to_the_rest_of_the_system(name: str) -> None:
     cls = CLASSES[name]
+    assert interface.problems(cls) == [], "registration checks the class (judge.games.interface)"
     assert cls.moves_per_game > 0, "declare moves_per_game: the match budgets are built on it"
     schema = {option.name: option for option in cls.option_schema}
     assert all(schema[rep].kind is OptionKind.INT for rep in cls.repeat_options)
@@ -518,6 +523,25 @@ def test_the_class_describes_the_game_to_the_rest_of_the_system(name: str) -> No
         time={"startup_s": 1.0, "move_s": 1.0, "bank_s": 1.0},
     )
     validate_message(hello)
+
+
+@pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))
+def test_the_demo_is_filled_by_the_games_own_bots(name: str) -> None:
+    """The first run's demo enters every house bot and example bot of the game: a table
+    larger than they are cannot be scheduled, and the demo duel is two house bots."""
+    cls = CLASSES[name]
+    house, examples = sorted(policies(name)), sorted(parts.seed_files(cls))
+    size = dict(cls.demo_format).get("table_size", cls.default_players)
+    assert size <= len(house) + len(examples), (
+        f"{name}'s demo_format seats {size} at a table, but its demo has only "
+        f"{len(house) + len(examples)} entrants (house bots {house}, example bots "
+        f"{examples}): seat fewer, or add house bots (bots.py) or example bots (seeds/)"
+    )
+    if cls.demo_duel is not None:
+        challenger, baseline = cls.demo_duel
+        assert challenger != baseline and {challenger, baseline} <= set(house), (
+            f"{name}'s demo_duel {cls.demo_duel} must name two house bots of {house}"
+        )
 
 
 @pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))

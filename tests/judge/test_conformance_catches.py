@@ -22,7 +22,12 @@ import pytest
 from judge.games import PLUGINS_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[2]
-PLANTED = ("LaxOceans", "Turnless", "Stakes", "Endless")
+PLANTED = (
+    "tests.judge.planted.oceans:LaxOceans",
+    "tests.judge.planted.highcard:Turnless",
+    "tests.judge.planted.highcard:Stakes",
+    "tests.judge.planted.highcard:Endless",
+)
 NAMES = ("laxoceans", "turnless", "stakes", "endless")
 ILLEGAL = "test_every_action_outside_the_legal_list_is_refused_with_a_reason"
 OPTION = "test_every_option_changes_what_the_seats_see_or_the_outcome"
@@ -36,7 +41,7 @@ def run_suite(report: Path) -> tuple[Failures, dict[str, int]]:
     of each game's tests ran."""
     env = {
         **os.environ,
-        PLUGINS_VARIABLE: ",".join(f"tests.judge.planted:{cls}" for cls in PLANTED),
+        PLUGINS_VARIABLE: ",".join(PLANTED),
     }
     done = subprocess.run(
         [
@@ -57,7 +62,9 @@ def run_suite(report: Path) -> tuple[Failures, dict[str, int]]:
         text=True,
         check=False,
     )
-    assert done.returncode == 1, f"the suite should fail on the planted games:\n{done.stdout}"
+    assert done.returncode == 1 and report.is_file(), (
+        f"the suite should run and fail on the planted games:\n{done.stdout}\n{done.stderr}"
+    )
     failures: Failures = defaultdict(lambda: defaultdict(list))
     ran: dict[str, int] = defaultdict(int)
     for case in ElementTree.parse(report).getroot().iter("testcase"):
