@@ -26,7 +26,8 @@ tilted to each point's mean score):
   proportions of published fishtest runs: most pairs split or drawn twice).
 
 Run: ``python -m bench.bench_duel_estimate [--duels N] [--jobs J] [--shapes ...]
-[--points ELO ...]`` (a few minutes on two cores at the default 1,000 duels a cell).
+[--points ELO ...] [--pairs-per-round N] [--max-games N]`` (about 3 minutes on two cores
+at the default 1,000 duels a cell, rounds of 10 pairs and the 4,000-game cap).
 """
 
 from __future__ import annotations
@@ -65,14 +66,20 @@ class Ended:
     aware: Estimate
 
 
-def play(law: Sequence[float], duels: int, seed: int) -> list[DuelState]:
+def play(
+    law: Sequence[float],
+    duels: int,
+    seed: int,
+    per_round: int = PAIRS_PER_ROUND,
+    test: Sprt | None = None,
+) -> list[DuelState]:
     """``duels`` duels to their end, every running one's round drawn at once by numpy."""
     rng = np.random.default_rng(seed)
-    states = [DuelState(Sprt()) for _ in range(duels)]
+    states = [DuelState(test or Sprt()) for _ in range(duels)]
     counts = np.zeros((duels, 5), dtype=np.int64)
     running = list(range(duels))
     while running:
-        pairs = [states[i].pairs_next(PAIRS_PER_ROUND) for i in running]
+        pairs = [states[i].pairs_next(per_round) for i in running]
         drawn = rng.multinomial(pairs, law)
         counts[running] += drawn
         for i in running:
@@ -83,10 +90,10 @@ def play(law: Sequence[float], duels: int, seed: int) -> list[DuelState]:
     return states
 
 
-def cell(shape: str, elo: float, duels: int, seed: int) -> list[Ended]:
+def cell(shape: str, elo: float, duels: int, seed: int, per_round: int, cap: int) -> list[Ended]:
     """The duels of one shape at one true Elo, ended and estimated both ways."""
     law = tilted(SHAPES[shape], logistic_score(elo))
-    ended = play(law, duels, seed)
+    ended = play(law, duels, seed, per_round, Sprt(max_games=cap))
     return [Ended(s.decision, s.penta.games, estimate(s.penta), s.estimate()) for s in ended]
 
 
@@ -135,6 +142,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=47)
     parser.add_argument("--shapes", nargs="+", choices=sorted(SHAPES), default=list(SHAPES))
     parser.add_argument(
+        "--pairs-per-round", type=int, default=PAIRS_PER_ROUND,
+        help=f"pairs between two looks at the LLR (default {PAIRS_PER_ROUND}, the service's)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-games", type=int, default=Sprt().max_games, help="the game cap (default 4000)"
+    )
+    parser.add_argument(
         "--points", type=float, nargs="+", default=list(POINTS), metavar="ELO",
         help="true Elo differences (default: -10 0 5 10 15 20 30)",
     )  # fmt: skip
@@ -143,17 +157,33 @@ def main() -> None:
         parser.error(
             f"--duels must be 10 to 100000 and --jobs 1 to 64, not {args.duels}, {args.jobs}"
         )
-    test = Sprt()
+    if not 1 <= args.pairs_per_round <= 100 or not 0 <= args.max_games <= 100_000:
+        parser.error(
+            "--pairs-per-round must be 1 to 100 and --max-games 0 to 100000, not "
+            f"{args.pairs_per_round}, {args.max_games}"
+        )
+    try:
+        test = Sprt(max_games=args.max_games)
+    except ValueError as error:
+        parser.error(str(error))
     print(
         f"SPRT elo [{test.elo0:g}, {test.elo1:g}], alpha {test.alpha:g}, beta {test.beta:g}, "
-        f"cap {test.max_games} games, rounds of {PAIRS_PER_ROUND} pairs; {args.duels} duels a "
+        f"cap {test.max_games} games, rounds of {args.pairs_per_round} pairs; {args.duels} duels a "
         f"cell; load average {os.getloadavg()[0]:.1f}"
     )
     began = time.perf_counter()
     cells = [(shape, elo) for shape in args.shapes for elo in args.points]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         jobs = [
-            pool.submit(cell, shape, elo, args.duels, args.seed + 1000 * i)
+            pool.submit(
+                cell,
+                shape,
+                elo,
+                args.duels,
+                args.seed + 1000 * i,
+                args.pairs_per_round,
+                args.max_games,
+            )
             for i, (shape, elo) in enumerate(cells)
         ]
         results = [job.result() for job in jobs]
