@@ -39,6 +39,7 @@ from judge.replay import verify
 from tests.judge import offers
 from tests.judge.fakes import validate_message
 from tests.judge.highcard import HighCard
+from tests.judge.playing import CAP_FACTOR, CAP_MARGIN, action_cap, never_ended
 from tests.judge.test_referee_games import recording
 
 #: The registry's games, with the toy that proves a fourth one needs nothing more (the
@@ -56,9 +57,6 @@ IDS = [f"{name}-{players}p-{variant}" for name, players, variant in TABLES]
 SEEDS = 6
 #: Random option sets per table size.
 OPTION_SETS = 3
-#: A game may take this many times the moves its class estimates (random play is longer
-#: than ordinary play), plus a margin, before it is taken to never end.
-CAP_FACTOR, CAP_MARGIN = 10, 100
 
 
 def extremes(option: Option) -> list[Any]:
@@ -89,11 +87,6 @@ def make(
     return new_game(name, seed, players=players, variant=variant, options=options)
 
 
-def action_cap(game: Game) -> int:
-    """The most actions ``game`` may take before it is taken to never end."""
-    return CAP_FACTOR * game.moves_estimate(game.options, game.players) + CAP_MARGIN
-
-
 def random_step(game: Game, rng: random.Random) -> None:
     """One random legal action of one random seat to act, checking the seat's choices."""
     seat = rng.choice(game.to_act())
@@ -103,14 +96,6 @@ def random_step(game: Game, rng: random.Random) -> None:
     action = rng.choice(legal)
     assert game.why_illegal(seat, action) is None
     game.apply(seat, action)
-
-
-def never_ended(name: str, options: Mapping[str, Any], players: int, cap: int) -> str:
-    """The failure of a game that ran past its action cap, naming the game."""
-    return (
-        f"{name} with {dict(options)} at {players} players did not end within {cap} "
-        "actions: it never ends, or its moves_per_game is far too low"
-    )
 
 
 def play_randomly(game: Game, rng: random.Random, check: bool = False) -> Game:
