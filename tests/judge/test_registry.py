@@ -3,11 +3,14 @@ does not know (a stale or misspelt name) is refused by name, never silently igno
 
 from __future__ import annotations
 
+import ast
+import re
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
 
-from judge.engine import GameError
+from judge.engine import Game, GameError
 from judge.games import GAMES, register, register_plugins, unregister
 from judge.games.interface import problems
 from tests.judge.highcard import HighCard
@@ -77,3 +80,19 @@ def test_private_constants_and_public_methods_are_the_games_own() -> None:
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_registered_game_fits_the_interface(name: str) -> None:
     assert problems(GAMES[name]) == []
+
+
+def test_the_docs_example_class_declares_every_attribute_and_only_known_ones() -> None:
+    """docs/adding-a-game.md's example class names each attribute of the interface a game
+    declares (option_defaults is derived), and nothing the interface does not know."""
+    text = (Path(__file__).resolve().parents[2] / "docs/adding-a-game.md").read_text()
+    (block,) = re.findall(r"```python\n(class \w+\(Game\):\n.*?)```", text, re.S)
+    names = {
+        target.id
+        for node in ast.walk(ast.parse(block))
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    data = {name for name in Game.__annotations__ if not name.startswith("_")}
+    assert names == data - {"option_defaults"}
