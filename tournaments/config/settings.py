@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from kombu import Exchange, Queue
 
@@ -475,6 +476,28 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # configured by its own settings), made with no arguments.
 REPLAY_STORAGE = env_str("REPLAY_STORAGE", "django.core.files.storage.FileSystemStorage")
 REPLAY_ROOT = MEDIA_ROOT / "replays"
+# A replay store that worker hosts share over SFTP (docs/deploy.md, "Workers on several
+# machines"): REPLAY_STORAGE=storages.backends.sftpstorage.SFTPStorage (django-storages)
+# and these. The server's host key must be listed in SFTP_KNOWN_HOST_FILE: a host that
+# shows another key is refused.
+SFTP_STORAGE_HOST = env_str("SFTP_STORAGE_HOST", "")
+SFTP_STORAGE_ROOT = env_str("SFTP_STORAGE_ROOT", "")
+SFTP_KNOWN_HOST_FILE = env_str("SFTP_KNOWN_HOST_FILE", "")
+SFTP_STORAGE_PARAMS: dict[str, Any] = {
+    "port": env_int("SFTP_STORAGE_PORT", 22),
+    "username": env_str("SFTP_STORAGE_USER", "") or None,
+    "key_filename": env_str("SFTP_STORAGE_KEY_FILE", "") or None,
+    "look_for_keys": False,
+    "allow_agent": False,
+    "timeout": 10,
+}
+if REPLAY_STORAGE.endswith("SFTPStorage") and not (
+    SFTP_STORAGE_HOST and SFTP_STORAGE_ROOT and SFTP_KNOWN_HOST_FILE
+):
+    raise SettingError(
+        "REPLAY_STORAGE is SFTP: set SFTP_STORAGE_HOST, SFTP_STORAGE_ROOT (an absolute folder "
+        "on it) and SFTP_KNOWN_HOST_FILE (a known_hosts file listing its host key)"
+    )
 
 # The Redis that carries live tables: a person's seat (tournaments.play.human_seat) and
 # the public feed of running matches (tournaments.play.live_feed). By default the broker's

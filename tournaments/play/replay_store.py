@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import json
 import secrets
+import threading
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -31,15 +32,24 @@ JSON = "application/json"
 
 
 def replay_storage() -> Storage:
-    """The storage REPLAY_STORAGE names (the filesystem in REPLAY_ROOT by default)."""
-    return _storage(settings.REPLAY_STORAGE, str(settings.REPLAY_ROOT))
+    """The storage REPLAY_STORAGE names (the filesystem in REPLAY_ROOT by default). One
+    per process for the filesystem; one per thread for a remote store (an SFTP session or
+    an HTTP client is one connection, which the web's threads must not share)."""
+    kind = import_string(settings.REPLAY_STORAGE)
+    if issubclass(kind, FileSystemStorage):
+        return _filesystem(kind, str(settings.REPLAY_ROOT))
+    kept: dict[str, Storage] = _threads.__dict__.setdefault("stores", {})
+    if settings.REPLAY_STORAGE not in kept:
+        kept[settings.REPLAY_STORAGE] = kind()
+    return kept[settings.REPLAY_STORAGE]
+
+
+_threads = threading.local()
 
 
 @cache
-def _storage(backend: str, root: str) -> Storage:
-    kind = import_string(backend)
-    storage: Storage = kind(location=root) if issubclass(kind, FileSystemStorage) else kind()
-    return storage
+def _filesystem(kind: type[FileSystemStorage], root: str) -> Storage:
+    return kind(location=root)
 
 
 def compress(data: Any) -> bytes:
