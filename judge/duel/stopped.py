@@ -373,4 +373,9 @@ def sequential_estimate(
     ends = _solve(cdf, 1.0 - tail, guess), _solve(cdf, tail, guess)
     if median is None:  # beyond the range: B won (or lost) nearly every pair
         return Estimate(None, *ends)
-    return Estimate(adjusted_elo(test, penta, outcome, median), *ends)
+    adjusted = adjusted_elo(test, penta, outcome, median)
+    low = -ELO_RANGE if ends[0] is None else ends[0]
+    high = ELO_RANGE if ends[1] is None else ends[1]
+    # The adjustment is a small correction of the median; where the walk fits the duel so
+    # badly that it would leave the interval, the median-unbiased estimate stands.
+    return Estimate(adjusted if low < adjusted < high else median, *ends)

@@ -5,8 +5,11 @@ on simulated duels (the full study: bench/bench_duel_estimate.py)."""
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench.bench_duel_estimate import SHAPES, covers, play
 from bench.bench_sprt import tilted
@@ -137,3 +140,41 @@ def test_simulated_duels_are_covered_and_not_biased_where_the_plain_estimate_is(
     ]
     assert coverage >= 0.92
     assert abs(bias[1]) < 3.0 < bias[0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    elo0=st.floats(-300.0, 290.0),
+    gap=st.sampled_from([1.0, 5.0, 20.0, 50.0, 200.0]),
+    alpha=st.floats(0.001, 0.3),
+    beta=st.floats(0.001, 0.3),
+    cap=st.sampled_from([20, 200, 4000]),
+    per_look=st.sampled_from([5, 10, 50]),
+    shape=st.lists(st.floats(0.0, 1.0), min_size=5, max_size=5).filter(lambda s: sum(s) > 0),
+    seed=st.integers(0, 2**32),
+)
+def test_any_duel_gets_an_ordered_estimate_without_failing(
+    elo0: float,
+    gap: float,
+    alpha: float,
+    beta: float,
+    cap: int,
+    per_look: int,
+    shape: list[float],
+    seed: int,
+) -> None:
+    # The estimate is made in the transaction that stores a round's result: it must never
+    # raise, whatever the test's settings and the pairs, and it must read in order.
+    rnd = random.Random(seed)
+    state, counts = DuelState(Sprt(elo0, min(400.0, elo0 + gap), alpha, beta, cap)), [0] * 5
+    while pairs := state.pairs_next(per_look):
+        for _ in range(pairs):
+            counts[rnd.choices(range(5), shape)[0]] += 1
+        state = state.looked_at(
+            Pentanomial((counts[0], counts[1], counts[2], counts[3], counts[4]))
+        )
+    found = state.estimate()
+    low = -math.inf if found.low is None else found.low
+    high = math.inf if found.high is None else found.high
+    assert low < high
+    assert found.elo is None or low <= found.elo <= high
