@@ -20,6 +20,7 @@ shape of a result, not its numbers: scoring is for the game's own rule tests
 from __future__ import annotations
 
 import copy
+import difflib
 import itertools
 import json
 import random
@@ -529,11 +530,22 @@ def test_the_demo_is_filled_by_the_games_own_bots(name: str) -> None:
         )
 
 
+#: What judge.narration reads from a game's narration.py (a near miss is silently ignored).
+NARRATION_NAMES = ["events", "outcome"]
+
+
 @pytest.mark.parametrize("name", list(CLASSES), ids=list(CLASSES))
 def test_the_games_parts_are_where_the_registry_finds_them(name: str) -> None:
     cls = CLASSES[name]
     narration = parts.part_module(cls, "narration")
     assert narration is not None and callable(narration.outcome), "narration.py with outcome"
+    misspelt = [
+        f"{found} (for {wanted})"
+        for found in dir(narration)
+        for wanted in difflib.get_close_matches(found, NARRATION_NAMES, n=1, cutoff=0.7)
+        if found != wanted
+    ]
+    assert not misspelt, f"narration.py defines {misspelt}, which judge.narration never reads"
     renderer = parts.renderer_file(cls)
     if cls.renderer:
         assert renderer is not None, f"{cls.renderer!r} named but no replay.js beside the game"
