@@ -167,3 +167,34 @@ def test_a_played_site_restored_into_a_fresh_database_and_media_folder_is_the_sa
 def finished(tournament: Tournament) -> bool:
     tournament.refresh_from_db()
     return tournament.status == Tournament.Status.FINISHED
+
+
+def test_pg_dump_and_pg_restore_run_by_a_command_of_the_operators(
+    transactional_db: None, fresh_database: str, tmp_path: Path
+) -> None:
+    """BACKUP_PG_DUMP / BACKUP_PG_RESTORE name a command that runs the programs elsewhere
+    (the stack's container: docker exec -i ...): the dump comes on its standard output
+    and goes back on the restore's standard input. ``nice`` stands for the elsewhere."""
+    first_legal(GAME, "kept")
+    original = connection.settings_dict["NAME"]
+    media = tmp_path / "media"
+    backup = tmp_path / "backup"
+    said = manage(
+        "backup",
+        str(backup),
+        DATABASE_URL=database_url(original),
+        MEDIA_ROOT=str(media),
+        BACKUP_PG_DUMP=f"nice pg_dump --dbname={original}",
+    )
+    assert "saved 0 matches (0 replays)" in said
+    assert (backup / "database.dump").read_bytes()[:5] == b"PGDMP"
+    manage(
+        "restore",
+        str(backup),
+        DATABASE_URL=database_url(fresh_database),
+        MEDIA_ROOT=str(tmp_path / "fresh"),
+        BACKUP_PG_RESTORE=f"nice pg_restore --dbname={fresh_database}",
+    )
+    with psycopg.connect(database_url(fresh_database)) as db:
+        names = db.execute("SELECT name FROM tournaments_bot").fetchall()
+    assert names == [("kept",)]

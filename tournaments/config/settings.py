@@ -476,6 +476,11 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # configured by its own settings), made with no arguments.
 REPLAY_STORAGE = env_str("REPLAY_STORAGE", "django.core.files.storage.FileSystemStorage")
 REPLAY_ROOT = MEDIA_ROOT / "replays"
+# Backups (tournaments.play.backups, docs/deploy.md "Backups"): the pg_dump and
+# pg_restore that manage.py backup / restore run: programs here, or commands that run them
+# elsewhere (the stack's: "docker exec -i CONTAINER pg_dump -U judge -d judge").
+BACKUP_PG_DUMP = env_str("BACKUP_PG_DUMP", "pg_dump")
+BACKUP_PG_RESTORE = env_str("BACKUP_PG_RESTORE", "pg_restore")
 # A replay store that worker hosts share over SFTP (docs/deploy.md, "Workers on several
 # machines"): REPLAY_STORAGE=storages.backends.sftpstorage.SFTPStorage (django-storages)
 # and these. The server's host key must be listed in SFTP_KNOWN_HOST_FILE: a host that

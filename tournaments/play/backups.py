@@ -14,9 +14,11 @@ missing. Redis is not saved: it holds the queue, which the database rebuilds
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -119,16 +121,36 @@ def postgres_env() -> dict[str, str]:
     return {**os.environ, **{key: value for key, value in wanted.items() if value}}
 
 
-def run_tool(command: list[str]) -> None:
-    """Run pg_dump or pg_restore; a missing tool or a failure says what to do."""
+def tool(setting: str) -> list[str]:
+    """The pg_dump or pg_restore to run: BACKUP_PG_DUMP / BACKUP_PG_RESTORE, a program
+    here or a command that runs one elsewhere (``docker exec -i CONTAINER pg_dump -U judge
+    -d judge``: the stack's own, when this host has none)."""
+    return shlex.split(str(getattr(settings, setting)))
+
+
+def local(command: list[str]) -> bool:
+    """Whether ``command`` is the program alone, run here against DATABASE_URL."""
+    return len(command) == 1
+
+
+def run_tool(command: list[str], stdin: Path | None = None, stdout: Path | None = None) -> None:
+    """Run pg_dump or pg_restore (its input or output a file, for one run elsewhere); a
+    missing program or a failure says what to do."""
     if shutil.which(command[0]) is None:
         raise BackupError(
             f"{command[0]} is not installed here: install PostgreSQL's client programs "
-            "(Debian: apt-get install postgresql-client, of the server's major version or newer)"
+            "(Debian: apt-get install postgresql-client, of the server's major version or "
+            "newer), or name a command that runs them (BACKUP_PG_DUMP, BACKUP_PG_RESTORE)"
         )
-    done = subprocess.run(command, env=postgres_env(), capture_output=True, text=True)
+    with contextlib.ExitStack() as files:
+        source = files.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
+        sink = files.enter_context(stdout.open("wb")) if stdout else subprocess.DEVNULL
+        done = subprocess.run(
+            command, env=postgres_env(), stdin=source, stdout=sink, stderr=subprocess.PIPE
+        )
     if done.returncode != 0:
-        raise BackupError(f"{command[0]} failed ({done.returncode}): {done.stderr.strip()}")
+        error = done.stderr.decode(errors="replace").strip()
+        raise BackupError(f"{command[0]} failed ({done.returncode}): {error}")
 
 
 # Backing up.
@@ -173,8 +195,8 @@ def dump_postgres(target: Path) -> tuple[dict[str, int], list[str]]:
         cursor.execute("SELECT pg_export_snapshot()")
         snapshot = cursor.fetchone()[0]
         found, migrations = counts(cursor), migrations_applied(cursor)
-        command = ["pg_dump", "--format=custom", "--no-owner", "--no-privileges"]
-        run_tool([*command, f"--snapshot={snapshot}", f"--file={target}"])
+        command = [*tool("BACKUP_PG_DUMP"), "--format=custom", "--no-owner", "--no-privileges"]
+        run_tool([*command, f"--snapshot={snapshot}"], stdout=target)
     return found, migrations
 
 
@@ -253,9 +275,14 @@ def restore(folder: Path, jobs: int = 2) -> tuple[dict[str, int], Timed]:
         )
     if connection.vendor == "postgresql":
         connection.close()  # pg_restore writes; this process reads again afterwards
-        command = ["pg_restore", "--no-owner", "--no-privileges", "--exit-on-error"]
-        command += [f"--jobs={max(1, jobs)}", f"--dbname={connection.settings_dict['NAME']}"]
-        timed.run("database", lambda: run_tool([*command, str(folder / POSTGRES_DUMP)]))
+        program = tool("BACKUP_PG_RESTORE")
+        command = [*program, "--no-owner", "--no-privileges", "--exit-on-error"]
+        dump = folder / POSTGRES_DUMP
+        if local(program):  # parallel jobs read the file; elsewhere it comes on stdin
+            command += [f"--jobs={max(1, jobs)}", f"--dbname={connection.settings_dict['NAME']}"]
+            timed.run("database", lambda: run_tool([*command, str(dump)]))
+        else:
+            timed.run("database", lambda: run_tool(command, stdin=dump))
     else:
         target = Path(connection.settings_dict["NAME"])
         connection.close()
