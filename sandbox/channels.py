@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -49,7 +49,6 @@ from sandbox.channel import Channel, ChannelClosed, ChannelTimeout
 from sandbox.docker_backend import DockerBackend, pipe_root_from_env
 from sandbox.limits import Limits
 from sandbox.pipes import temporary_root
-from sandbox.reuse import ReusedSeat
 
 PROBE: Final = Path(__file__).with_name("channel_probe.py")
 SCOPES: Final = ("within", "across")
@@ -111,8 +110,13 @@ class ProbeFailed(RuntimeError):
     """A probe bot gave no result (its log says why)."""
 
 
+Spawn = Callable[[dict[str, str]], Channel]
+
+
 class Prober:
-    """Sends and receives through one channel with the backend's pooled containers."""
+    """Sends and receives through one channel with the backend's pooled containers, or,
+    where it cannot pool (no pipe root: the attach stream, as under gVisor), a fresh
+    container for each seating (``across`` only: no container serves two seatings)."""
 
     def __init__(self, backend: DockerBackend, code: Path, label: str) -> None:
         self.backend = backend
@@ -120,9 +124,22 @@ class Prober:
         self.label = label
         self.limits = Limits(pids=64, tmp_mb=16)
 
+    @property
+    def pooled(self) -> bool:
+        return self.backend.can_reuse(self.code)
+
+    def scopes(self) -> tuple[str, ...]:
+        return SCOPES if self.pooled else ("across",)
+
     @contextlib.contextmanager
-    def seats(self, scope: str) -> Iterator[tuple[ReusedSeat, ReusedSeat]]:
-        """The sender's container and the receiver's: one (within) or two (across)."""
+    def seats(self, scope: str) -> Iterator[tuple[Spawn, Spawn]]:
+        """How the sender and the receiver start: in one pooled container (within), in
+        two (across), or each in a fresh container (no pipe root)."""
+        if scope not in self.scopes():
+            raise ValueError(f"scope {scope!r} needs the pool's containers (a pipe root, runc)")
+        if not self.pooled:
+            yield self._fresh, self._fresh
+            return
         first = self.backend.start_reused(self.code, label=f"{self.label}-a", limits=self.limits)
         second = first
         try:
@@ -130,21 +147,25 @@ class Prober:
                 second = self.backend.start_reused(
                     self.code, label=f"{self.label}-b", limits=self.limits
                 )
-            yield first, second
+            yield first.spawn, second.spawn
         finally:
             for seat in {id(first): first, id(second): second}.values():
                 seat.close()
                 seat.wait_removed(60)
 
+    def _fresh(self, env: dict[str, str]) -> Channel:
+        label = f"{self.label}-{uuid.uuid4().hex[:6]}"
+        return self.backend.start(self.code, label=label, limits=self.limits, env=env)
+
     def handover(
-        self, sender: ReusedSeat, receiver: ReusedSeat, channel: str, message: str
+        self, sender: Spawn, receiver: Spawn, channel: str, message: str
     ) -> tuple[str, float, float]:
         """The bits read, the bots' seconds of work, the hand-over's wall seconds."""
         key = uuid.uuid4().hex[:12]
         common = {"PROBE_CHANNEL": channel, "PROBE_BITS": str(len(message)), "PROBE_KEY": key}
         began = time.perf_counter()
-        sent = result(sender.spawn({**common, "PROBE_ROLE": "send", "PROBE_MESSAGE": message}))
-        read = result(receiver.spawn({**common, "PROBE_ROLE": "receive"}))
+        sent = result(sender({**common, "PROBE_ROLE": "send", "PROBE_MESSAGE": message}))
+        read = result(receiver({**common, "PROBE_ROLE": "receive"}))
         wall = time.perf_counter() - began
         return str(read["bits"]), float(sent["seconds"]) + float(read["seconds"]), wall
 
@@ -191,15 +212,25 @@ def measure(prober: Prober, channel: str, scope: str, handovers: int, bits: int)
 
 
 @contextlib.contextmanager
-def probing(backend: DockerBackend | None = None, label: str = "channels") -> Iterator[Prober]:
-    """A prober on ``backend`` (default: the deployment's engine, JUDGE_PIPE_ROOT or a
-    pipe root of its own), the probe bot in a folder of its own, its containers labelled
-    from ``label``; all removed after."""
-    own_root = None if backend is not None or pipe_root_from_env() else temporary_root("channels-")
+def probing(
+    backend: DockerBackend | None = None,
+    label: str = "channels",
+    *,
+    fresh: bool = False,
+    runtime: str | None = None,
+) -> Iterator[Prober]:
+    """A prober on ``backend`` (default: the deployment's engine, with JUDGE_PIPE_ROOT or
+    a pipe root of its own, or none if ``fresh``; the OCI ``runtime`` given, else the
+    deployment's), the probe bot in a folder of its own, its containers labelled from
+    ``label``; all removed after."""
+    own_root = None
     folder = Path(tempfile.mkdtemp(prefix="channel-probe-"))
     try:
         if backend is None:
-            backend = DockerBackend(pipe_root=own_root or pipe_root_from_env(), clean=False)
+            root = None if fresh else pipe_root_from_env()
+            if root is None and not fresh:
+                root = own_root = temporary_root("channels-")
+            backend = DockerBackend(pipe_root=root, clean=False, runtime=runtime)
         shutil.copyfile(PROBE, folder / "main.py")
         folder.chmod(0o755)
         yield Prober(backend, folder, f"{label}-{uuid.uuid4().hex[:8]}")
@@ -233,6 +264,13 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--handovers", type=int, default=10, help="per channel and scope")
     parser.add_argument("--bits", type=int, default=0, help="message length (0: each's own)")
     parser.add_argument("--json", action="store_true", help="one JSON object per row")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="a fresh container per seating over the attach stream (across only), "
+        "instead of the pool's containers",
+    )
+    parser.add_argument("--runtime", default=None, help="the engine's OCI runtime (runsc)")
     args = parser.parse_args(argv)
     args.channels = [c for c in args.channels.split(",") if c]
     args.scopes = [s for s in args.scopes.split(",") if s]
@@ -255,10 +293,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse(argv)
     before = os.getloadavg()[0]
     rows = []
-    with probing() as prober:
+    with probing(fresh=args.fresh, runtime=args.runtime) as prober:
         for channel in args.channels:
-            for scope in args.scopes:
-                found = measure(prober, channel, scope, args.handovers, args.bits or BITS[channel])
+            for scope in [s for s in args.scopes if s in prober.scopes()]:
+                try:
+                    found = measure(
+                        prober, channel, scope, args.handovers, args.bits or BITS[channel]
+                    )
+                except ProbeFailed as error:  # the others are still worth measuring
+                    print(f"{channel} {scope}: {error}", file=sys.stderr)
+                    continue
                 rows.append(found)
                 if args.json:
                     print(json.dumps({**found.row(), "load_average": os.getloadavg()[0]}))

@@ -91,6 +91,8 @@ API_TIMEOUT_S: Final = 30
 #: How long close waits for the engine to finish removing a container that exited.
 REMOVAL_WAIT_S: Final = 10
 
+#: gVisor's runtime (a kernel per sandbox: ``DockerBackend(runtime=)``).
+GVISOR: Final = "runsc"
 #: The cgroup every bot container goes under (cgroup v1; ``DockerBackend(bot_shares=)``).
 BOTS_CGROUP: Final = "cardjudge-bots"
 #: Its CPU weight: four busy host processes' worth (a host process weighs 1024). Under the
@@ -167,8 +169,13 @@ class DockerBackend:
         cgroup_parent: str | None = None,
         pool_limits: PoolLimits | None = None,
         bot_shares: int | None = None,
+        runtime: str | None = None,
     ) -> None:
         self.grace_s = grace_s
+        #: The engine's OCI runtime for bot containers (JUDGE_SANDBOX_RUNTIME; None: the
+        #: engine's default, runc): ``runsc`` puts each bot under a kernel of its own
+        #: (gVisor; docs/sandbox.md, "A kernel per sandbox").
+        self.runtime = runtime or os.environ.get("JUDGE_SANDBOX_RUNTIME", "").strip() or None
         self.client = client or connect()
         try:
             info = self.client.info()
@@ -183,15 +190,24 @@ class DockerBackend:
         self.image = image or os.environ.get("JUDGE_BOT_IMAGE", DEFAULT_IMAGE)
         if isinstance(pipe_root, FromEnvironment):
             pipe_root = pipe_root_from_env()
-        self.pipe_root = pipe_root
+        # gVisor (runsc 2022-12, Debian's) does not carry the seat folders' FIFOs well:
+        # no write on a read-only mount, lines lost mid-match, a seating's FIFOs made
+        # after the start not seen. Its bots use the attach stream (the fresh lifecycle).
+        self.pipe_root = None if self.runtime == GVISOR else pipe_root
         #: The engine's user-namespace remap: the host's ids of a container's users, to
         #: whom the seat folders' FIFOs belong (``sandbox.userns``).
         try:
             self.ids = userns.from_engine_info(info)
-            if self.ids.remapped and pipe_root is not None:
-                check_reachable(pipe_root)
+            if self.ids.remapped and self.pipe_root is not None:
+                check_reachable(self.pipe_root)
         except ValueError as error:
             raise SandboxError(str(error)) from error
+        if self.runtime is not None and self.runtime not in (info.get("Runtimes") or {}):
+            known = ", ".join(sorted(info.get("Runtimes") or {}))
+            raise SandboxError(
+                f"the engine has no runtime {self.runtime!r} (JUDGE_SANDBOX_RUNTIME; it has "
+                f"{known}): register it with dockerd (docs/sandbox.md, 'A kernel per sandbox')"
+            )
         try:
             self.client.images.get(self.image)
         except docker.errors.ImageNotFound as error:
@@ -510,6 +526,7 @@ class DockerBackend:
         mib = 1 << 20
         return {
             **hardened(limits.memory_mb, limits.cpus, limits.pids, self.cgroup_parent),
+            **({"runtime": self.runtime} if self.runtime else {}),
             "user": START_USER,
             "cap_add": list(START_CAPS),
             "image": self.image_of(runtime),
@@ -528,6 +545,7 @@ class DockerBackend:
         limits = self.build_limits
         return {
             **hardened(limits.memory_mb, limits.cpus, limits.pids, self.cgroup_parent),
+            **({"runtime": self.runtime} if self.runtime else {}),
             "image": image,
             "command": command(wanted, limits),
             "environment": {"HOME": "/tmp", "TMPDIR": "/tmp"},
