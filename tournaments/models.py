@@ -97,6 +97,11 @@ class BotVersion(models.Model):
     #: the first, ratings_store.mark_rated_versions from the history): the first widens
     #: its bot (global_rating.new_version), read in one primary-key lookup at any history size.
     ever_rated = models.BooleanField(default=False, db_default=False, editable=False)
+    #: When the ladder stopped seating this version because it kept faulting in rated play
+    #: (tournaments.competitions.ladder_faults; null: it is not off the ladder for that).
+    off_ladder_at = models.DateTimeField(null=True, blank=True)
+    #: When its owner put it back on the ladder: faults of matches before count no more.
+    back_on_ladder_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = (

@@ -17,6 +17,7 @@ from rest_framework import serializers
 from judge.games import GAMES
 from tournaments.api.permissions import may_read_seat_log, owns_version
 from tournaments.bots import lookalikes, names
+from tournaments.competitions import ladder_faults
 from tournaments.guard.queryparams import MAX_KEY
 from tournaments.models import Bot, BotVersion, Match, Rating, RatingHistory, Seat, Tournament
 from tournaments.play.lease import public_notes
@@ -198,8 +199,14 @@ class VersionDetailSerializer(VersionSerializer):
 
     check_report = serializers.SerializerMethodField()
 
+    ladder_faults = serializers.SerializerMethodField(
+        help_text="For the owner only (null for anyone else): the version's faults in its last "
+        "rated matches (faulted, of), the last one (match, fault) and off_ladder_at, when "
+        "the ladder took it off for them (docs/ladder.md)."
+    )
+
     class Meta(VersionSerializer.Meta):
-        fields = (*VersionSerializer.Meta.fields, "check_report")
+        fields = (*VersionSerializer.Meta.fields, "check_report", "ladder_faults")
         read_only_fields: tuple[str, ...] = fields
 
     @extend_schema_field(serializers.JSONField(allow_null=True))
@@ -208,6 +215,20 @@ class VersionDetailSerializer(VersionSerializer):
         if request is None or not owns_version(request.user, version):
             return None
         return version.check_report
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_ladder_faults(self, version: BotVersion) -> Any:
+        request = self.context.get("request")
+        if request is None or not owns_version(request.user, version):
+            return None
+        record = ladder_faults.recent_faults(version)
+        return {
+            "faulted": record.faulted,
+            "of": record.of,
+            "match": record.match_id,
+            "fault": record.last,
+            "off_ladder_at": version.off_ladder_at,
+        }
 
 
 class UploadSerializer(serializers.Serializer[Any]):

@@ -73,7 +73,8 @@ def ladder_of(game: str) -> Ladder:
 
 
 def entrants(game: str) -> list[BotVersion]:
-    """The latest accepted, unretired version of each unretired bot of ``game``."""
+    """The latest accepted, unretired version of each unretired bot of ``game``, unless
+    that version was taken off the ladder for its faults (``ladder_faults``)."""
     latest = _latest_versions(game)
     return list(
         BotVersion.objects.filter(pk__in=latest.values()).select_related("bot").order_by("id")
@@ -94,10 +95,13 @@ def _latest_versions(game: str) -> dict[int, int]:
         status=BotVersion.Status.ACCEPTED,
         retired=False,
     )
-    latest: dict[int, int] = {}
-    for version_id, bot_id in eligible.order_by("bot_id", "number").values_list("id", "bot_id"):
-        latest[bot_id] = version_id
-    return latest
+    latest: dict[int, tuple[int, bool]] = {}
+    rows = eligible.order_by("bot_id", "number").values_list("id", "bot_id", "off_ladder_at")
+    for version_id, bot_id, off in rows:
+        latest[bot_id] = (version_id, off is not None)
+    # A latest version taken off for its faults (ladder_faults) leaves its bot off: an
+    # older version does not stand in for it.
+    return {bot_id: version_id for bot_id, (version_id, off) in latest.items() if not off}
 
 
 def ladder_matches() -> QuerySet[Match]:
@@ -294,6 +298,12 @@ def entrant_of(bot: Bot) -> BotVersion | None:
     """The version of ``bot`` on its game's ladder (as ``entrants`` chooses), or None."""
     if bot.retired:
         return None
+    latest = latest_accepted(bot)
+    return None if latest is None or latest.off_ladder_at is not None else latest
+
+
+def latest_accepted(bot: Bot) -> BotVersion | None:
+    """The bot's latest accepted, unretired version (on the ladder unless taken off)."""
     eligible = bot.versions.filter(status=BotVersion.Status.ACCEPTED, retired=False)
     return eligible.order_by("-number").defer("code", "check_report").first()
 

@@ -258,6 +258,15 @@ LADDER_ENABLED = env_bool("LADDER_ENABLED", False)
 LADDER_SLOTS = env_int("LADDER_SLOTS", 0)
 LADDER_INTERVAL_SECONDS = env_float("LADDER_INTERVAL_SECONDS", 15.0)
 LADDER_TARGET_DEVIATION = env_float("LADDER_TARGET_DEVIATION", 50.0)
+# A version whose own faults reach LADDER_FAULT_LIMIT of its last LADDER_FAULT_MATCHES rated
+# matches is taken off the ladder (tournaments.competitions.ladder_faults; 0: never).
+LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 3)
+LADDER_FAULT_MATCHES = env_int("LADDER_FAULT_MATCHES", 5)
+if not 0 <= LADDER_FAULT_LIMIT <= LADDER_FAULT_MATCHES:
+    raise SettingError(
+        f"LADDER_FAULT_LIMIT={LADDER_FAULT_LIMIT}, LADDER_FAULT_MATCHES={LADDER_FAULT_MATCHES}: "
+        "the limit must be between 0 (off) and the number of matches counted"
+    )
 for _name, _value in [
     ("LADDER_SLOTS", LADDER_SLOTS),
     ("LADDER_INTERVAL_SECONDS", LADDER_INTERVAL_SECONDS),

@@ -22,19 +22,20 @@ from django.db.models import QuerySet
 from django.db.models.fields.json import KeyTransform
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.http import content_disposition_header
 from django.utils.safestring import SafeString
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from judge import games
 from sandbox.runtimes import RUNTIMES
 from tournaments.api.actions import upload_version
-from tournaments.api.permissions import owns_bot
+from tournaments.api.permissions import may_change_bot, owns_bot
 from tournaments.bots import bot_actions
 from tournaments.bots.uploads import Limits, UploadError, read_upload
-from tournaments.competitions import duels, ladder
+from tournaments.competitions import duels, ladder, ladder_faults
 from tournaments.errors import ServiceError
 from tournaments.guard.limits import limited
 from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
@@ -42,6 +43,7 @@ from tournaments.play import dispatch
 from tournaments.rating.model.skill import START_DEVIATION, interval
 from tournaments.rating.stored import field_view
 from tournaments.web import charts, docs, head_to_head, stats
+from tournaments.web.fault_lines import fault_line
 from tournaments.web.forms import UploadForm
 from tournaments.web.keyset import requested_key
 from tournaments.web.links import link_for
@@ -159,6 +161,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     before = requested_key(request, "matches_before")
     matches, more = recent_matches(bot, request.user, before)
     listed = list(versions)
+    latest = None if bot.retired else ladder.latest_accepted(bot)
     context: dict[str, Any] = {
         "bot": bot,
         "title": games.title(bot.game),
@@ -178,12 +181,15 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         ),
         "opponents": head_to_head.opponents(bot),
         "matches": matches,
-        "ladder_version": ladder.entrant_of(bot),
+        "ladder_latest": latest,
+        "ladder_version": None if latest is None or latest.off_ladder_at else latest,
         "ladder": ladder.summary(bot.game, with_bots=False),
         "ladder_matches": listed_matches(ladder.bot_match_ids(bot, RECENT_MATCHES)),
         "more_matches": more,
         "matches_before": before,
     }
+    if may_change_bot(request.user, bot):
+        context["fault_notice"] = fault_notice(latest)
     if mine:
         context["logs"] = list(
             Seat.objects.filter(bot=bot, match__in=[m.pk for m in matches])
@@ -193,6 +199,42 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         )
         context["code"] = code_files(listed[0]) if listed else []
     return render(request, "web/bot.html", context)
+
+
+def fault_notice(version: BotVersion | None) -> dict[str, Any] | None:
+    """For its owner (or staff): the faults of the bot's latest version (``version``) in
+    its last rated matches, the last fault with its link to the move and the end of its
+    stderr, and whether the ladder took the version off for them (None: no recent fault)."""
+    if version is None:
+        return None
+    record = ladder_faults.recent_faults(version)
+    if record.last is None or record.match_id is None or record.seat is None:
+        return None
+    names = [version.bot.name] * (record.seat + 1)
+    return {
+        "version": version,
+        "record": record,
+        "fault": fault_line(record.last, names),
+        "match_id": record.match_id,
+        "tail": ladder_faults.stderr_tail(record.match_id, record.seat),
+        "off": version.off_ladder_at is not None,
+    }
+
+
+@require_POST
+@login_required
+def put_back_on_ladder(request: HttpRequest, version_id: int) -> HttpResponse:
+    """The owner puts a version the ladder took off for its faults back on it."""
+    version = get_object_or_404(BotVersion.objects.select_related("bot"), pk=version_id)
+    if not may_change_bot(request.user, version.bot):
+        raise Http404("no such version")
+    try:
+        ladder_faults.put_back(version)
+    except ServiceError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"v{version.number} is back on the ladder.")
+    return redirect(reverse("web:bot", args=[version.bot_id]) + "#ladder")
 
 
 def standing_of(bot: Bot) -> field_view.Standing | None:

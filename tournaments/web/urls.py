@@ -34,6 +34,11 @@ urlpatterns = [
     path("bots/<int:bot_id>/quick/", quick_views.quick_match, name="quick_match"),
     path("versions/<int:version_id>/", bot_views.version_page, name="version"),
     path(
+        "versions/<int:version_id>/ladder/",
+        bot_views.put_back_on_ladder,
+        name="put_back_on_ladder",
+    ),
+    path(
         "versions/<int:version_id>/check/<int:number>/",
         check_replay_views.check_replay,
         name="check_replay",
