@@ -96,7 +96,11 @@ def env_database(name: str, default: str, sqlite_busy_timeout: float = 30.0) -> 
             f"{name}={url!r}: expected sqlite:///PATH or postgres://USER:PASSWORD@HOST:PORT/NAME"
         )
     try:
-        config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=60))
+        # Connections are kept a minute and checked before reuse: after a database restart
+        # a kept one is dead, and without the check the next request on it would fail (500).
+        config: dict[str, Any] = dict(
+            dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+        )
     except ValueError as error:
         raise SettingError(f"{name}={url!r}: {error}") from None
     if not config.get("NAME"):
