@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any, Final
 
+from judge import fault_hints
 from judge.engine import Action, JSONDict
 
 VERSION: Final = 1
@@ -103,22 +104,29 @@ def _is_action_shape(value: Any) -> bool:
 
 def parse_action(line: bytes, legal: Sequence[Action]) -> Action:
     """The legal action a bot's answer names (by value or by index), or BadAnswer."""
-    message = _object_of_type(decode(line), "action", {"type", "action"})
-    if "action" not in message:
-        raise BadAnswer(BAD_MESSAGE, 'an action message needs the key "action"')
+    value = decode(line)
+    if isinstance(value, dict) and value.get("type") == "action" and "action" not in value:
+        reason = 'an action message needs the key "action"' + fault_hints.misplaced_key(value)
+        raise BadAnswer(BAD_MESSAGE, reason)
+    message = _object_of_type(value, "action", {"type", "action"})
     chosen = message["action"]
     if isinstance(chosen, int) and not isinstance(chosen, bool):
         if not 0 <= chosen < len(legal):
             raise BadAnswer(
-                ILLEGAL_ACTION, f"index {chosen} is outside the legal list of {len(legal)}"
+                ILLEGAL_ACTION,
+                f"index {chosen} is outside the legal list of {len(legal)}"
+                + fault_hints.index_hint(chosen, legal),
             )
         return legal[chosen]
     if not _is_action_shape(chosen):
         raise BadAnswer(
-            BAD_MESSAGE, "an action is a string, a list of strings, or an index into the legal list"
+            BAD_MESSAGE,
+            "an action is a string, a list of strings, or an index into the legal list"
+            + fault_hints.suffix(chosen, legal),
         )
     if chosen not in legal:
-        raise BadAnswer(ILLEGAL_ACTION, f"{chosen!r} is not one of the legal actions")
+        reason = f"{chosen!r} is not one of the legal actions" + fault_hints.suffix(chosen, legal)
+        raise BadAnswer(ILLEGAL_ACTION, reason)
     return legal[legal.index(chosen)]
 
 
