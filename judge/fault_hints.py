@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from judge.engine import Action
+from judge.engine import Action, Game
 
 #: How alike (difflib's ratio) a legal action must be to be offered when no cause fits.
 CLOSE_ENOUGH: Final = 0.6
@@ -27,6 +27,10 @@ CLOSE_ENOUGH: Final = 0.6
 #: the cheap rules, not the fuzzy match (difflib is quadratic in the text).
 FUZZY_LIMIT: Final = 2000
 FUZZY_TEXT: Final = 200
+#: The cause of a hint that is only the closest legal action, not a slip of form.
+CLOSEST: Final = "the closest legal action"
+#: How much of a game's own reason a fault keeps.
+RULES_CHARS: Final = 300
 
 
 @dataclass(frozen=True)
@@ -55,14 +59,42 @@ def nearest(sent: Any, legal: Sequence[Action]) -> Hint | None:
     return None
 
 
-def suffix(sent: Any, legal: Sequence[Action]) -> str:
-    """``"; did you mean ...? (cause)"`` for a fault message, or "" when no hint fits
-    (or the answer is too deeply nested to write back: a hint never makes a fault fail)."""
+def guarded(sent: Any, legal: Sequence[Action]) -> Hint | None:
+    """``nearest``, or None when the answer is too deeply nested to write back: a hint
+    never makes a fault fail."""
     try:
-        hint = nearest(sent, legal)
-        return "" if hint is None else f"; {hint.text()}"
+        return nearest(sent, legal)
     except (RecursionError, ValueError):
+        return None
+
+
+def written(hint: Hint | None) -> str:
+    """``"; did you mean ...? (cause)"`` for a fault message, or "" without a hint."""
+    return "" if hint is None else f"; {hint.text()}"
+
+
+def suffix(sent: Any, legal: Sequence[Action]) -> str:
+    """``written(guarded(sent, legal))``: the hint as a fault message ends with it."""
+    return written(guarded(sent, legal))
+
+
+def is_sure(hint: Hint | None) -> bool:
+    """Whether a hint names a slip of form (not merely the closest legal action)."""
+    return hint is not None and hint.cause != CLOSEST
+
+
+def rules_reason(game: Game, seat: int, sent: Any) -> str:
+    """The game's own reason for refusing ``sent`` (``Game.why_illegal``: "['3c'] (single)
+    does not beat ['7c', '7s'] (pair)"), as "; the rules: ...", or "" when it says no more
+    than that the action is not legal. An engine that fails to explain is ignored: the
+    fault stands without it."""
+    try:
+        reason = game.why_illegal(seat, sent)
+    except Exception:
         return ""
+    if not reason or "is not one of the legal actions" in reason:
+        return ""
+    return f"; the rules: {reason[:RULES_CHARS]}"
 
 
 def _first(legal: Sequence[Action], matches: Callable[[Action], bool]) -> Action | None:
@@ -171,7 +203,7 @@ def _closest(sent: Any, legal: Sequence[Action]) -> Hint | None:
     found = difflib.get_close_matches(text, list(texts), n=1, cutoff=CLOSE_ENOUGH)
     if not found:
         return None
-    return Hint(texts[found[0]], "the closest legal action")
+    return Hint(texts[found[0]], CLOSEST)
 
 
 RULES: Final = (

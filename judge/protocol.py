@@ -50,11 +50,23 @@ ILLEGAL_ACTION: Final = FaultKind.ILLEGAL_ACTION
 
 
 class BadAnswer(ValueError):
-    """A bot's line that cannot be taken as its answer; ``kind`` names the fault."""
+    """A bot's line that cannot be taken as its answer; ``kind`` names the fault.
 
-    def __init__(self, kind: FaultKind, message: str) -> None:
+    For an action that is not legal, ``sent`` is what the bot sent and ``hint`` the slip
+    of form it most likely made (judge.fault_hints; None: no sure one), so the referee may
+    add the game's own reason when the form does not explain it."""
+
+    def __init__(
+        self,
+        kind: FaultKind,
+        message: str,
+        sent: Any = None,
+        hint: fault_hints.Hint | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
+        self.sent = sent
+        self.hint = hint
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
@@ -125,8 +137,9 @@ def parse_action(line: bytes, legal: Sequence[Action]) -> Action:
             + fault_hints.suffix(chosen, legal),
         )
     if chosen not in legal:
-        reason = f"{chosen!r} is not one of the legal actions" + fault_hints.suffix(chosen, legal)
-        raise BadAnswer(ILLEGAL_ACTION, reason)
+        hint = fault_hints.guarded(chosen, legal)
+        said = f"{chosen!r} is not one of the legal actions"
+        raise BadAnswer(ILLEGAL_ACTION, said + fault_hints.written(hint), chosen, hint)
     return legal[legal.index(chosen)]
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import judge
-from judge import bot_clock, protocol
+from judge import bot_clock, fault_hints, protocol
 from judge.bot_clock import WALL_FACTOR, CpuReader, Mark, Spent
 from judge.channel import BotChannel, BotGone, BotLineTooLong, BotTimeout
 from judge.engine import Action, Game, JSONDict, Result
@@ -505,7 +505,10 @@ class Referee:
         try:
             return protocol.parse_action(line, legal), used
         except protocol.BadAnswer as bad:
-            raise _Retire(bad.kind, str(bad), line) from None
+            reason = str(bad)
+            if bad.sent is not None and not fault_hints.is_sure(bad.hint):
+                reason += fault_hints.rules_reason(game, seat, bad.sent)
+            raise _Retire(bad.kind, reason, line) from None
 
     def _play_game(self, index: int, deal: int, seating: list[int], game: Game) -> JSONDict:
         times: list[float | None] = []

@@ -155,3 +155,64 @@ def test_the_referee_stores_the_hint_in_the_fault() -> None:
     (fault,) = [f for f in outcome.faults if f.bot == 0]
     assert fault.kind == "illegal_action"
     assert "did you mean [" in fault.reason and "a play is a list of cards" in fault.reason
+
+
+def test_an_action_against_the_rules_is_told_the_games_own_reason() -> None:
+    """No slip of form: the stored fault says why the rules refuse it, in each game's words."""
+    game = game_when("bigtwo", 4, lambda g, legal: _trick_kind(g) == "pair")
+    seat = game.to_act()[0]
+    single = [game.observation(seat)["hand"][0]]
+    said = fault_hints.rules_reason(game, seat, single)
+    assert said.startswith("; the rules: the trick is [") and "(pair): play 2 card(s)" in said
+
+    betting = game_when("fifteen35", 3, lambda g, legal: "check" in legal)
+    said = fault_hints.rules_reason(betting, betting.to_act()[0], "call")
+    assert said == "; the rules: there is no bet to fold to, call or raise: check or bet"
+
+    oceans = game_when("oceans11", 2, lambda g, legal: "deal" in legal)
+    assert fault_hints.rules_reason(oceans, oceans.to_act()[0], "hit") == ""  # no more to say
+
+
+def test_the_referee_adds_the_rules_reason_when_the_form_is_right() -> None:
+    def single_on_a_pair(message: dict[str, Any]) -> Reply | None:
+        if message["type"] == "hello":
+            return ready()
+        if message["type"] != "act":
+            return None
+        seen = message["observation"]
+        if seen["trick"] is not None and seen["trick"]["kind"] == "pair":
+            return action([seen["hand"][0]])
+        return action(0)
+
+    def pairs_first(message: dict[str, Any]) -> Reply | None:
+        if message["type"] == "hello":
+            return ready()
+        if message["type"] != "act":
+            return None
+        pairs = plays(message["legal"], 2)
+        return action(pairs[0] if pairs else 0)
+
+    table = Table(single_on_a_pair, pairs_first, pairs_first, pairs_first)
+    bots = [BotInfo(name) for name in ("bad", "a", "b", "c")]
+    outcome = play_match(MatchSpec("bigtwo", seed=3), bots, table.start, clock=table.clock)
+    (fault,) = [f for f in outcome.faults if f.bot == 0]
+    assert fault.kind == "illegal_action"
+    assert "; the rules: the trick is [" in fault.reason and "(pair)" in fault.reason
+
+
+def game_when(name: str, players: int, wanted: Callable[[Game, list[Action]], bool]) -> Game:
+    """The first position of a seeded game that ``wanted`` accepts (as ``legal_when``)."""
+    game: Game = new_game(name, 7, players=players)
+    while not game.is_over():
+        seat = game.to_act()[0]
+        legal = game.legal_actions(seat)
+        if wanted(game, legal):
+            return game
+        pairs = plays(legal, 2)
+        game.apply(seat, pairs[0] if pairs else legal[-1])
+    raise AssertionError(f"no {name} position offers what the test needs")
+
+
+def _trick_kind(game: Game) -> str | None:
+    trick = game.observation(game.to_act()[0])["trick"]
+    return None if trick is None else str(trick["kind"])
