@@ -1,6 +1,6 @@
 """Match results played by the real engines, for the calibration benches (issue 30).
 
-bench_calibration's models draw a score as round(G x (skill + seat luck + noise)); whether
+bench.ratings.calibration's models draw a score as round(G x (skill + seat luck + noise)); whether
 the rating's intervals hold on real games is another question. Real games are too slow
 to play inside a bench that rates hundreds of thousands of matches, so they are played
 once here and kept: a field of house bots of graded strength (``MixedPolicy``: each move

@@ -1,6 +1,6 @@
 """A library of real matches, played once by the engines and kept under var/.
 
-A seeded site (bench/_seeded_site.py) must look like a real one: per-game results, units,
+A seeded site (bench/service/_seeded_site.py) must look like a real one: per-game results, units,
 faults, timings, seat logs and replay files as the referee writes them. Playing 500,000
 matches takes days, so a few real ones per game and table size are played here (house
 bots in this process, and each game's seed bots (the registry's) as local processes, so that

@@ -55,7 +55,7 @@ class DuelState:
     def looked_at(self, penta: Pentanomial) -> DuelState:
         """This state after a round that brought the pair counts to ``penta``: the test's
         look at the LLR and its decision (the stopping rule, which the benchmarks call with
-        simulated counts: bench/bench_duel_estimate.py)."""
+        simulated counts: bench/duels/estimate.py)."""
         if self.decision is not Decision.RUNNING:
             raise ValueError(f"the duel is over ({self.decision.value}): no more rounds")
         if penta.pairs <= self.penta.pairs:

@@ -245,7 +245,7 @@ def _steps(test: Sprt, penta: Pentanomial, llr: float) -> tuple[list[float], lis
     so that the walk ends where the test's LLR did (with the plain variance where that sum
     is too near 0 to divide by). The exact log ratios of the fitted laws are not used:
     a rare category's is large, and a walk of such steps spreads far more than the test's
-    LLR does (its intervals covered 0.99 of the time in bench/bench_duel_estimate.py)."""
+    LLR does (its intervals covered 0.99 of the time in bench/duels/estimate.py)."""
     weights = [n + PSEUDO_COUNT for n in penta.counts]
     score0, score1 = test.scores
     middle = (score0 + score1) / 2.0

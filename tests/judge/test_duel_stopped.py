@@ -1,6 +1,6 @@
 """The duel's estimate after its sequential test (judge.duel.stopped): the Brownian walk's
 chances against closed forms, the order of outcomes, and the estimate's coverage and bias
-on simulated duels (the full study: bench/bench_duel_estimate.py)."""
+on simulated duels (the full study: bench/duels/estimate.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.bench_duel_estimate import SHAPES, covers, play
-from bench.bench_sprt import tilted
+from bench.duels.estimate import SHAPES, covers, play
+from bench.duels.sprt import tilted
 from judge.duel.sprt import Decision, Pentanomial, Sprt, estimate, logistic_score
 from judge.duel.state import DuelState
 from judge.duel.stopped import Outcome, Walk, outcome_cdf, sequential_estimate
@@ -128,7 +128,7 @@ def test_too_few_pairs_give_no_estimate() -> None:
 
 def test_simulated_duels_are_covered_and_not_biased_where_the_plain_estimate_is() -> None:
     # At a true +20 Elo (H1's bound) the plain estimate runs about +6 Elo high and its
-    # interval covers about 0.92; the stopping-aware one, by bench/bench_duel_estimate.py,
+    # interval covers about 0.92; the stopping-aware one, by bench/duels/estimate.py,
     # 0.93-0.97 and under 2 Elo. 160 duels with a fixed seed: a small, repeatable check.
     truth = 20.0
     ended = play(tilted(SHAPES["oceans"], logistic_score(truth)), 160, seed=2047)

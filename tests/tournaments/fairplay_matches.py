@@ -2,7 +2,7 @@
 its seats, claimed (lease.claim_match), played by the real referee and Big Two engine,
 and recorded by lease.finish_match with the outcome the referee returned.
 
-The bots are in-process policies: the house greedy bot (honest), or bench._cheaters'
+The bots are in-process policies: the house greedy bot (honest), or bench.fairplay._cheaters'
 CarryingPolicy, which carries each deal's hands to its later rotations through a store
 shared by its instances (a perfect channel: what the host's caches let through).
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from django.contrib.auth.models import User
 
-from bench._cheaters import CarryingPolicy, RelayChannel, SoftPlayPolicy, Store
+from bench.fairplay._cheaters import CarryingPolicy, RelayChannel, SoftPlayPolicy, Store
 from judge.bots import Policy, house_policy
 from judge.referee import BotInfo, MatchSpec, play_match
 from tournaments.models import Bot, BotVersion, Match, Seat, bundle_code
@@ -93,7 +93,7 @@ def round_robins(
 
 
 def soft_pair(team: dict[str, object]) -> tuple[PolicyMaker, PolicyMaker]:
-    """Makers of a pair in league (bench._cheaters.SoftPlayPolicy) sharing ``team``."""
+    """Makers of a pair in league (bench.fairplay._cheaters.SoftPlayPolicy) sharing ``team``."""
     return (
         lambda seed: SoftPlayPolicy(team, "a", seed),
         lambda seed: SoftPlayPolicy(team, "b", seed),

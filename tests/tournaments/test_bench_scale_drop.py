@@ -12,7 +12,7 @@ import shutil
 import pytest
 from django.db import connection, connections
 
-from bench.bench_scale import KEPT_REPLAYS, drop_kept, kept_name
+from bench.service.scale import KEPT_REPLAYS, drop_kept, kept_name
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ import pytest
 
 from bench import _engine_results
 from bench._engine_results import Field, Library, MixedPolicy, table_path
-from bench.bench_ladder_schedule import Cell, League
+from bench.ratings.ladder_schedule import Cell, League
 from judge.bots import RandomPolicy
 from judge.games.bigtwo import BigTwo
 from judge.games.bigtwo.bots import GreedyPolicy

@@ -1,5 +1,5 @@
 """Issue 43: the collusion audit on the service's stored results. Two Big Two bots in
-league at 4-seat tables (bench._cheaters.SoftPlayPolicy: they tell each other their seats,
+league at 4-seat tables (bench.fairplay._cheaters.SoftPlayPolicy: they tell each other their seats,
 the server never contests its captain) are flagged as a pair with their evidence; the
 honest bots' pairs are not. Matches played by the real referee, stored through
 lease.finish_match (tests/tournaments/fairplay_matches.py)."""

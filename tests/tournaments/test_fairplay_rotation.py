@@ -1,6 +1,6 @@
 """Issue 43: the rotation-order audit on the service's stored results.
 
-A bot that carries a deal to its later rotations (bench._cheaters.CarryingPolicy, a
+A bot that carries a deal to its later rotations (bench.fairplay._cheaters.CarryingPolicy, a
 perfect channel) scores better there than in the deal's first rotation; its honest
 tablemates, playing the same deals, do not. The matches are played by the real referee
 and engine and stored through lease.finish_match (tests/tournaments/fairplay_matches.py).

@@ -1,6 +1,6 @@
 """Issue 32: a seeded site whose rows are real, and every page of it answering 200.
 
-bench/_seeded_site.py seeds the benches' big sites: real matches from the match library
+bench/service/_seeded_site.py seeds the benches' big sites: real matches from the match library
 (played by the engines), re-seated onto the site's bots, copied with their games, units,
 faults, timings, seat logs and replay files, in tournaments with entrants, then rated
 by the service's own recompute. Here a small one (300 matches, tables up to 4 seats)
@@ -20,7 +20,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 
-from bench._seeded_site import Shape, seed
+from bench.service._seeded_site import Shape, seed
 from tournaments.models import Match, RatingHistory, Replay, Seat, Tournament
 from tournaments.play import replay_store
 from tournaments.rating.stored.recompute import recompute

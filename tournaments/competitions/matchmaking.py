@@ -42,7 +42,7 @@ from typing import Generic, TypeVar
 #: Elo's logistic scale in natural units: P(win) = 1 / (1 + exp(-C (r_a - r_b))).
 C = math.log(10.0) / 400.0
 #: How much one placing's n - 1 pairs count together, per seat beyond two (measured by
-#: bench_calibration: the sandwich was 1.2x the model's error at 4 seats, 1.45x at 6).
+#: bench.ratings.calibration: the sandwich was 1.2x the model's error at 4 seats, 1.45x at 6).
 PAIR_CORRELATION = 0.22
 #: How wide the ladder draws each rating before choosing tables (``explored``), in sigmas.
 #: Drawn from the interval itself (1), a 50-bot 2-seat ladder still chose pairs whose
@@ -191,7 +191,7 @@ def explored(players: Sequence[Player[K]], rng: random.Random) -> list[Player[K]
 
     Chosen on the point ratings, the ladder plays the pairs its current errors make look
     close, again and again, and its ratings then err in the same direction together: on
-    bench_calibration_ladder's 2-seat ladders the field's joint intervals covered 0.86-0.93
+    bench.ratings.calibration_ladder's 2-seat ladders the field's joint intervals covered 0.86-0.93
     (the stored ones 0.75-0.83) where the same games between random pairs covered
     0.94-0.98. Drawn ratings keep the tables near (a settled player moves little) while
     the pairs whose order is uncertain meet in proportion to that uncertainty, across

@@ -3,7 +3,7 @@
 A web process holds about 130,000 objects made at start-up (modules, settings, URL
 patterns, serializers). Python's collector walks all of them in every full collection,
 which a request that makes a few thousand objects (a page of 100 matches) triggers now and
-then: 30 to 70 ms more of CPU for that request, the whole of its p95 (bench/bench_scale.py;
+then: 30 to 70 ms more of CPU for that request, the whole of its p95 (bench/service/scale.py;
 docs/deploy.md, sizing). Frozen after start-up they are never walked again, and a larger
 first threshold lets a request finish before the collector runs; reference counting frees
 everything that is not a cycle at once, as before.

@@ -38,7 +38,7 @@ from tournaments.rating.model.skill import DISPERSION_MAX, DISPERSION_MIN, Skill
 K = TypeVar("K", bound=Hashable)
 
 #: A bot's own measured dispersion counts as much as this many of its units against the
-#: field's pooled one (chosen by bench_calibration_ladder: 5 and 10 both centred the
+#: field's pooled one (chosen by bench.ratings.calibration_ladder: 5 and 10 both centred the
 #: 50-bot 4-seat ladder, 0.941-0.950 and 0.944-0.958, where a bot's own alone left
 #: 0.926-0.950; 10 took the closed 2-seat field to 0.974, 5 left it 0.955-0.969;
 #: docs/ratings.md).

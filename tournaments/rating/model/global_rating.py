@@ -44,7 +44,7 @@ from tournaments.rating.model.skill import START_DEVIATION, Skill
 
 #: Added to a bot's variance (as a standard deviation, Elo) when a new version of it is
 #: first rated: how far a new version's strength may be from the last one's. Chosen by
-#: bench/bench_following.py: a new version shows 90% of its raw change (its rating less
+#: bench/ratings/following.py: a new version shows 90% of its raw change (its rating less
 #: its opponents') within 22 games in the two games measured, where 100 took 67-82
 #: (docs/ratings.md, "Following a new version, raw").
 VERSION_DEVIATION = 150.0

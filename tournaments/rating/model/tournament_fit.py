@@ -211,7 +211,7 @@ def fit_units(
     next to no wins or losses, the sandwich knows little, so the model's variance is a
     floor there (see ``_floor_weight``). The common shift of all ratings (which games
     cannot see) is projected out: the interval places a bot against the field.
-    ``robust=False`` gives the model's interval alone (the old one: bench_calibration).
+    ``robust=False`` gives the model's interval alone (the old one: bench.ratings.calibration).
     """
     counted: Counter[tuple[tuple[P, ...], tuple[int, ...]]] = Counter(
         (u.seats, u.places) for u in units

@@ -1,0 +1,1 @@
+"""The duel's sequential test and its estimate against their theory, by simulation."""

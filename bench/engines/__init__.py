@@ -1,0 +1,1 @@
+"""Engine and referee speed, and the house bots' strength (judge/)."""

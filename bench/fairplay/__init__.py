@@ -1,0 +1,1 @@
+"""The fair-play audits against honest fields and against cheaters we wrote."""

@@ -1,0 +1,1 @@
+"""What the sandbox costs: Docker against local processes, runtimes, CPU clocks, lifecycles."""
