@@ -10,6 +10,7 @@ import re
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import Workers, uploaded, wait_for
@@ -20,8 +21,10 @@ from tests.tournaments.test_ladder_workers import (
     made_after,
     seated,
 )
+from tournaments.bots import bot_actions
 from tournaments.competitions import ladder, ladder_faults
-from tournaments.models import BotVersion, Match
+from tournaments.errors import ServiceError
+from tournaments.models import BotVersion, Match, Seat, bundle_code
 
 pytestmark = pytest.mark.filterwarnings("ignore::sandbox.local.NotASandboxWarning")
 GAME = "bigtwo"
@@ -126,3 +129,70 @@ def test_a_bot_that_crashes_on_pairs_is_taken_off_and_only_its_owner_sees_why(
     assert ladder.entrant_of(crasher.bot) == crasher
     assert ladder_faults.recent_faults(crasher).faulted == 0  # earlier faults count no more
     assert BotVersion.objects.get(pk=crasher.pk).off_ladder_at is None
+
+
+def stored_match(version: BotVersion, faulted: bool, rated: bool = True) -> Match:
+    """A finished match of ``version`` at seat 1 (beside a house bot at seat 0), with a
+    crash of its own or a clean result, as lease.finish_match stores it."""
+    house = bot_actions.house_version(GAME, "random")
+    match = Match.objects.create(
+        game=GAME, rated=rated, status=Match.Status.DONE, finished_at=timezone.now()
+    )
+    Seat.objects.create(match=match, index=0, version=house)
+    seat = Seat.objects.create(match=match, index=1, version=version)
+    if faulted:
+        match.faults = [{"bot": 1, "kind": "closed", "reason": "it exited", "game": 0, "move": 2}]
+        match.save(update_fields=["faults"])
+    if rated:
+        ladder_faults.after_rated_match(match, [seat])
+    return match
+
+
+@pytest.mark.django_db
+def test_the_limit_counts_own_faults_in_the_last_rated_matches_only(
+    settings: SettingsWrapper,
+) -> None:
+    settings.LADDER_FAULT_LIMIT, settings.LADDER_FAULT_MATCHES = 3, 5
+    version = uploaded(GAME, "flaky", "print('hi')\n")
+    for faulted in (True, False, True, False):
+        stored_match(version, faulted)
+    stored_match(version, True, rated=False)  # unrated: not counted
+    version.refresh_from_db()
+    assert version.off_ladder_at is None
+    record = ladder_faults.recent_faults(version)
+    assert (record.faulted, record.of, record.seat) == (2, 4, 1)
+    assert record.last is not None and record.last["reason"] == "it exited"
+    stored_match(version, True)
+    version.refresh_from_db()
+    assert version.off_ladder_at is not None  # 3 of its last 5
+
+
+@pytest.mark.django_db
+def test_a_bot_off_the_ladder_comes_back_with_a_new_version_not_an_older_one(
+    settings: SettingsWrapper,
+) -> None:
+    settings.LADDER_FAULT_LIMIT, settings.LADDER_FAULT_MATCHES = 2, 2
+    older = uploaded(GAME, "two-versions", "print('v1')\n")
+    code, digest = bundle_code({"main.py": b"print('v2')\n"})
+    newer = bot_actions.add_version(older.bot, code, digest, BotVersion.Status.ACCEPTED)
+    stored_match(newer, True)
+    stored_match(newer, True)
+    newer.refresh_from_db()
+    assert newer.off_ladder_at is not None
+    assert older.bot_id not in ladder.entrant_bots(GAME)  # v1 does not stand in for v2
+    code, digest = bundle_code({"main.py": b"print('v3')\n"})
+    fixed = bot_actions.add_version(older.bot, code, digest, BotVersion.Status.ACCEPTED)
+    assert ladder.entrant_of(older.bot) == fixed
+    assert fixed.pk in {v.pk for v in ladder.entrants(GAME)}
+
+
+@pytest.mark.django_db
+def test_a_limit_of_zero_never_takes_a_version_off(settings: SettingsWrapper) -> None:
+    settings.LADDER_FAULT_LIMIT = 0
+    version = uploaded(GAME, "always-crashes", "print('hi')\n")
+    for _ in range(5):
+        stored_match(version, True)
+    version.refresh_from_db()
+    assert version.off_ladder_at is None
+    with pytest.raises(ServiceError, match="not off the ladder"):
+        ladder_faults.put_back(version)
