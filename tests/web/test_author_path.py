@@ -131,6 +131,9 @@ def test_a_rejected_versions_report_counts_from_one_names_opponents_and_clocks(
     items.nth(0).get_by_role("link", name="replay of check game 1").click()
     expect(page.get_by_role("heading", name=re.compile("^Check game 1"))).to_be_visible()
     expect(page.locator(".fault")).to_contain_text(re.compile(r"crashed \(with 2 players"))
+    step = re.search(r"#g1s(\d+)$", page.url)  # opened at the fault, not at step 1
+    assert step, page.url
+    expect(page.locator(".fault a")).to_have_attribute("href", f"#g1s{step.group(1)}")
     expect(page.locator("#rv-counter")).to_contain_text(re.compile(r"\d+ of \d+"))
     expect(page.locator("#rv-moves li").first).to_be_visible()
     visit.check("check-game-replay")

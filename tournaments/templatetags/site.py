@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString
 
 from judge import games
 from judge.games import GAMES
+from tournaments.web.fault_lines import fault_line
 from tournaments.web.wrapping import breakable_name
 
 register = template.Library()
@@ -25,6 +26,14 @@ def error_count(form: Any) -> int:
     """How many errors a bound form shows: a field with two errors counts two (the summary
     above them must not say "1 thing to fix" over two items)."""
     return len(form.non_field_errors()) + sum(len(field.errors) for field in form)
+
+
+@register.filter
+def fault_anchor(played: dict[str, Any]) -> str:
+    """The replay link's step of a check game's first fault ("#g1s5"; "" without one), so
+    the report's replay opens where the bot failed, not at step 1."""
+    faults = played.get("faults") or []
+    return str(fault_line(faults[0], [])["anchor"]) if faults else ""
 
 
 @register.filter

@@ -15,6 +15,7 @@ from judge import games
 from tournaments.api.permissions import owns_bot
 from tournaments.models import BotVersion
 from tournaments.web import replays
+from tournaments.web.fault_lines import fault_line
 
 
 def check_replay(request: HttpRequest, version_id: int, number: int) -> HttpResponse:
@@ -33,6 +34,13 @@ def check_replay(request: HttpRequest, version_id: int, number: int) -> HttpResp
         "number": number + 1,
         "games": [f"game {i + 1}" for i in range(len(played["record"]["games"]))],
         "frames_url": reverse("web:check_frames", args=[version_id, number]),
+        # Each fault's line, linked to its step in the viewer below.
+        "fault_links": [
+            (line, fault_line(fault, [])["anchor"])
+            for line, fault in zip(
+                played.get("fault_lines") or [], played.get("faults") or [], strict=False
+            )
+        ],
     }
     return render(request, "web/check_replay.html", context)
 
