@@ -52,6 +52,8 @@ def test_the_owner_sees_why_the_ladder_took_a_version_off_and_puts_it_back(
     step.click()
     expect(page.get_by_role("region", name="Replay")).to_be_visible()
     assert re.search(r"#g1s\d+$", page.url)
+    page.get_by_text("The raw observation and legal actions").click()
+    expect(page.locator("#rv-raw")).to_contain_text('"legal"')  # what the bot was offered
     visit.audit()
 
     visit.go(f"/bots/{bot.pk}/")

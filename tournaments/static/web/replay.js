@@ -85,6 +85,14 @@
     return state.pos < d.steps.length ? d.steps[state.pos].view : d.final;
   }
 
+  /* What the acting seat was asked with: its observation and its legal actions (the
+     step's view alone where the frames carry no legal list, and at the end). */
+  function raw() {
+    const d = state.data;
+    const step = state.pos < d.steps.length ? d.steps[state.pos] : null;
+    return step && step.legal ? { observation: step.view, legal: step.legal } : view();
+  }
+
   function show() {
     const d = state.data;
     const total = d.steps.length;
@@ -104,7 +112,7 @@
     table.replaceChildren();
     const render = RENDER[d.renderer] || renderGeneric;
     render(table, view(), d, state.pos === total, KIT);
-    $("rv-raw").textContent = JSON.stringify(view(), null, 1);
+    $("rv-raw").textContent = JSON.stringify(raw(), null, 1);
     markMove();
     const link = anchor(state.game, state.pos), now = window.location.hash;
     if (now !== link && (!now || parseAnchor(now))) history.replaceState(null, "", link);
