@@ -1,6 +1,6 @@
 """A production stack of this checkout (scripts/stack: docker-compose.yml with its proxy,
 web, workers, beat, Redis and PostgreSQL in containers) under a project name and loopback
-ports of its own, for tests/deploy/test_stack.py and bench/bench_stack.py: started and
+ports of its own, for tests/deploy/test_stack.py and bench/service/stack.py: started and
 removed by scripts/stack itself, driven through its proxy (the API) and docker-compose."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ verdict) and one-game quick match (ask to start), p50 / p95. The baseline is one
 in the same run: the ratios say what each added worker container brings on this machine.
 The stack and its volumes are removed at the end.
 
-Run: ``python -m bench.bench_stack [--minutes 3] [--every 20]`` (about 3.5 x ``--minutes``
+Run: ``python -m bench.service.stack [--minutes 3] [--every 20]`` (about 3.5 x ``--minutes``
 plus two minutes). Needs the engine, docker-compose and the images (scripts/stack builds
 what is missing the first time).
 """
