@@ -79,7 +79,7 @@ class InFlight(threading.Thread):
 
 def phase(cups: list[int], newcomer: Any, seat: Any, options: argparse.Namespace) -> dict[str, Any]:
     """One window of ``options.minutes`` with the workers as they are now."""
-    from bench.bench_fairness import probe
+    from bench.scheduler.fairness import probe
     from tournaments.models import Match
 
     watch = InFlight(cups)
@@ -153,7 +153,7 @@ def play(
     """The flood, queued once; then a window per worker count, scaling up between them."""
     from django.contrib.auth.models import User
 
-    from bench.bench_fairness import flood, version
+    from bench.scheduler.fairness import flood, version
     from tournaments.models import Match
 
     _, cups = flood("stack", options.slow_checks, options.quick)
