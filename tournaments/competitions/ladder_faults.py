@@ -1,7 +1,7 @@
 """A version that keeps faulting in rated play is taken off the ladder, and its owner told.
 
-A check plays a few short games, so a fault that depends on the position (a Big Two bot
-that crashes whenever the trick is a pair) can pass it and then lose match after match:
+A check plays a few short games, so a fault that depends on the position (a bot that
+crashes whenever the trick is a pair) can pass it and then lose match after match:
 the ladder would keep seating it and its rating would keep falling. After each rated
 match (``lease.finish_match``) every version that faulted in it is looked at: when its own
 faults (a crash, an illegal or malformed answer, a timeout: the referee's fault kinds;
