@@ -14,6 +14,7 @@ a deployed broker's queued messages and the beat schedule (settings) name tasks 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -359,8 +360,13 @@ class Heartbeat(threading.Thread):
                 try:
                     if dispatch.announce(self.worker, int(self.processes()), languages):
                         dispatch.dispatch()
-                except DatabaseError:
-                    log.warning("worker %s: could not announce itself", self.worker)
+                except DatabaseError as error:
+                    log.warning("worker %s: could not announce itself: %r", self.worker, error)
+                    # A restarted database leaves this thread's connection dead, and no
+                    # request or task cycle here would replace it: every later beat failed
+                    # and the worker's processes dropped out of the capacity for good.
+                    with contextlib.suppress(DatabaseError):
+                        connection.close()
                 if self.stopped.wait(settings.WORKER_HEARTBEAT_SECONDS):
                     return
         finally:
