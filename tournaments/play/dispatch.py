@@ -49,7 +49,7 @@ from typing import Any
 
 from celery import current_app
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -57,7 +57,7 @@ from django.utils import timezone
 from judge.games import GAMES
 from tournaments.competitions import ladder
 from tournaments.models import BotVersion, Duel, Match, Tournament, Worker
-from tournaments.play import clocks, shares
+from tournaments.play import clocks, locks, shares
 
 #: The tasks the scheduler sends, by their stable names (tournaments.play.tasks,
 #: tournaments.play.version_checks).
@@ -383,9 +383,7 @@ def dispatch() -> list[int]:
 @transaction.atomic
 def fill_slots() -> list[int]:
     """One pass of ``dispatch`` in one transaction, under the dispatch lock."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [DISPATCH_LOCK])
+    locks.hold_for_transaction(DISPATCH_LOCK)
     processes = capacity()
     interactive = sum(interactive_in_flight_by_owner().values())
     busy = in_flight_by_owner()

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
@@ -36,7 +36,7 @@ from tournaments.bots import bot_actions
 from tournaments.errors import ServiceError
 from tournaments.guard import quotas
 from tournaments.models import LIVE_TABLE, BotVersion, Match, Seat
-from tournaments.play import shares
+from tournaments.play import locks, shares
 from tournaments.play.human_seat import PERSON_POLICY, post_leave, table_redis
 from tournaments.wake import dispatch_after_commit
 
@@ -180,7 +180,7 @@ def _seat_at_a_free_slot(user: User, match: Match, seated: list[BotVersion]) -> 
         match.enqueued_at = timezone.now()
         try:
             with transaction.atomic():
-                _lock_tables()
+                locks.hold_for_transaction(TABLES_LOCK)
                 if other_accounts_table(user) is not None:
                     raise AtATable(OTHER_ACCOUNT)
                 match.save(force_insert=True)
@@ -196,14 +196,6 @@ def _seat_at_a_free_slot(user: User, match: Match, seated: list[BotVersion]) -> 
             continue
         return match
     raise TablesBusy(settings.TABLE_SLOTS)
-
-
-def _lock_tables() -> None:
-    """Serialise the look for a person's other tables with the insert that follows, in
-    the caller's transaction (SQLite serialises writing transactions itself)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [TABLES_LOCK])
 
 
 def leave_table(match: Match) -> str:
