@@ -74,6 +74,13 @@ def test_the_owner_cancels_a_running_duel_from_its_page(visit: Visit) -> None:
     expect(page.locator("#duel-status")).to_have_text("running")
     expect(page.locator("#duel-said")).to_have_text(re.compile(r"^running: LLR \+0\.00"))
     visit.check("duel-running")
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.get_by_role("button", name="Cancel this duel").click()  # asked, and declined
+    expect(page.get_by_role("button", name="Cancel this duel")).to_be_enabled()
+    assert asked and "Cancel this duel?" in asked[0]
+    assert Duel.objects.get(pk=duel.pk).status == Duel.Status.RUNNING
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Cancel this duel").click()
     expect(page.locator("#duel-status")).to_have_text("cancelled")
     expect(page.get_by_role("status")).to_contain_text("Duel cancelled")

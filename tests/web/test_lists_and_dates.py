@@ -104,7 +104,7 @@ def test_a_bots_page_lists_its_matches_twenty_at_a_time_with_dates(visit: Visit)
     expect(page).to_have_title(re.compile("^ada-bot, a Big Two bot ·"))
     rows = page.locator("table.matches tbody tr")
     expect(rows).to_have_count(bot_views.RECENT_MATCHES)
-    expect(rows.first).to_contain_text(f"#{bot_views.RECENT_MATCHES + 4}")
+    expect(rows.first).to_contain_text(f"#{bot_views.RECENT_MATCHES + 5}")  # from 1
     expect(rows.first.locator("time")).to_have_text(DATE)
     versions = page.locator("h2:text-is('Versions') + .scroll table")
     expect(versions.locator("time").first).to_have_text(DATE)

@@ -62,6 +62,12 @@ def claim_bot_look(bot: Bot) -> None:
         return
     twin = holder.bot
     whose = "the house" if twin is None or twin.owner is None else twin.owner.username
+    if twin is not None and twin.name == bot.name:
+        # The same name, not a look-alike: say so plainly (issue 46).
+        raise ServiceError(
+            f"the name {bot.name!r} is taken: {whose} has a {bot.game} bot named "
+            f"{twin.name!r}; choose another name"
+        )
     named = f"named {twin.name!r}" if twin else "of that look"
     raise ServiceError(
         f"a {bot.game} bot of {whose} is {named}, which {bot.name!r} looks like; "

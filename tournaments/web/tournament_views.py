@@ -243,6 +243,7 @@ def _create(
         request,
         f"Tournament {tournament.name!r} started: its schedule is being written, and its "
         f"matches are played as they come.{unrated}",
+        "until-done",  # live.js takes it away once the tournament is over
     )
     return tournament
 
@@ -368,4 +369,23 @@ def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
         competition_actions.cancel_tournament(tournament.pk)
     except ServiceError as error:
         messages.error(request, str(error))
+    else:
+        messages.success(request, "Cancelled: the matches played stay recorded.")
+    return redirect("web:tournament", tournament_id=tournament.pk)
+
+
+@login_required
+@require_POST
+def tournament_resume(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Queue a cancelled tournament's matches again (the owner's or staff's), as the
+    ``resume`` command does: the matches played stay, the rest are played."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    if not may_change_tournament(request.user, tournament):
+        raise Http404("only the tournament's owner may resume it")
+    try:
+        competition_actions.resume_tournament(tournament.pk)
+    except ServiceError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, "Resumed: its remaining matches are queued again.", "until-done")
     return redirect("web:tournament", tournament_id=tournament.pk)

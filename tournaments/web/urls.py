@@ -64,6 +64,11 @@ urlpatterns = [
         tournament_views.tournament_cancel,
         name="tournament_cancel",
     ),
+    path(
+        "tournaments/<int:tournament_id>/resume/",
+        tournament_views.tournament_resume,
+        name="tournament_resume",
+    ),
     path("matches/<int:match_id>/", match_views.match_page, name="match"),
     path(
         "matches/<int:match_id>/cancel/",

@@ -9,6 +9,10 @@
   document.addEventListener("submit", function (event) {
     const form = event.target;
     if (event.defaultPrevented || (form.method || "").toLowerCase() !== "post") return;
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      return;
+    }
     const pressed = event.submitter;
     setTimeout(function () {
       form.setAttribute("aria-busy", "true");

@@ -1,7 +1,7 @@
 /* Refresh one part of the page while its work runs (a check, a tournament, a match). The
    server renders the part (?part=NAME); it says data-waiting="0" once there is nothing to
    wait for. With data-reload="1" the whole page is then loaded again (a match's result
-   and replay). */
+   and replay); else the notes marked "until-done" (a tournament "started") are taken away. */
 "use strict";
 (function () {
   const script = document.currentScript;
@@ -27,6 +27,12 @@
     }
     if (waiting()) setTimeout(refresh, every);
     else if (script.dataset.reload === "1") window.location.reload();
+    else done();
+  }
+  /* A note about the work in progress (a tournament "started") is out of date once it is over. */
+  function done() {
+    document.querySelectorAll(".messages .until-done").forEach((note) => note.remove());
   }
   if (waiting()) setTimeout(refresh, every);
+  else done();
 })();
