@@ -75,19 +75,83 @@ def _write(path: Path, text: str) -> bool:
 
 
 def weighted_parent(name: str, shares: int) -> str | None:
-    """A cgroup (v1, the engine's cgroupfs driver) for bot containers weighing ``shares``
-    (a host process weighs 1024), made or re-weighted now; its path for the engine, or
-    None where this process cannot make one (cgroup v2, no root, no host cgroups)."""
-    cpu = ROOT / "cpu"
-    if not (cpu / "cpu.shares").exists():
+    """A top-level cgroup for bot containers weighing ``shares`` (a host process weighs
+    1024), made or re-weighted now: ``cpu.shares`` on cgroup v1, the same weight as
+    ``cpu.weight`` on cgroup v2 (where a host process weighs 100). Its path for the
+    engine (cgroupfs driver), or None where this process cannot make one (no root, no
+    host cgroups: a worker in a container of its own)."""
+    if (ROOT / "cgroup.controllers").exists():
+        folder, file, value = ROOT / name, "cpu.weight", v2_weight(shares)
+    elif (ROOT / "cpu" / "cpu.shares").exists():
+        folder, file, value = ROOT / "cpu" / name, "cpu.shares", shares
+    else:
         return None
-    folder = cpu / name
+    if not _sees_the_root(folder.parent):
+        return None  # a container's own subtree: a group made here is not the host's /name
     try:
         folder.mkdir(exist_ok=True)
-        (folder / "cpu.shares").write_text(str(shares))
+        (folder / file).write_text(str(value))
     except OSError:
         return None
     return f"/{name}"
+
+
+def _sees_the_root(hierarchy: Path, mountinfo: Path = Path("/proc/self/mountinfo")) -> bool:
+    """Whether the cgroup hierarchy mounted at ``hierarchy`` shows its root (a process of
+    the host), not a container's own subtree (a worker in a container, whose
+    ``/sys/fs/cgroup/cpu`` is its ``/docker/<id>``); True where it is no mount at all."""
+    where = os.path.realpath(hierarchy)
+    try:
+        lines = mountinfo.read_text().splitlines()
+    except OSError:
+        return True
+    roots = [
+        fields[3] for fields in map(str.split, lines) if len(fields) > 4 and fields[4] == where
+    ]
+    return not roots or roots[-1] == "/"
+
+
+def v2_weight(shares: int) -> int:
+    """cgroup v2's ``cpu.weight`` (1-10000, 100 a process) for v1's ``cpu.shares``."""
+    return max(1, min(10_000, round(shares * 100 / 1024)))
+
+
+def weight_of(name: str) -> int | None:
+    """A top-level cgroup's CPU weight in v1's unit (``cpu.shares``), None if unseen."""
+    for path, scale in (
+        (ROOT / "cpu" / name / "cpu.shares", 1.0),
+        (ROOT / name / "cpu.weight", 10.24),
+    ):
+        with contextlib.suppress(OSError, ValueError):
+            return round(int(path.read_text()) * scale)
+    return None
+
+
+def top_groups(prefix: str) -> list[str]:
+    """The names of the top-level cgroups beginning with ``prefix`` (cpu hierarchy)."""
+    folder = ROOT / "cpu" if (ROOT / "cpu" / "cpu.shares").exists() else ROOT
+    try:
+        return sorted(p.name for p in folder.iterdir() if p.name.startswith(prefix) and p.is_dir())
+    except OSError:
+        return []
+
+
+def remove_group(name: str) -> bool:
+    """Remove an empty top-level cgroup from every hierarchy the engine made it in (v1:
+    one folder per controller; v2: one); whether it is gone. A group that still holds a
+    container stays (the kernel refuses: EBUSY)."""
+    folders = (
+        [ROOT / name] if (ROOT / "cgroup.controllers").exists() else list(ROOT.glob(f"*/{name}"))
+    )
+    gone = True
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            gone = False
+    return gone
 
 
 #: Seconds per unit of each CPU counter a cgroup may keep: cgroup v2's ``cpu.stat``

@@ -49,6 +49,7 @@ MATCH_LABEL: Final = "cardjudge.match"  # the match and seat, as given to start(
 OWNER_LABEL: Final = "cardjudge.owner"  # host:pid:start-time of the worker process
 EXPIRES_LABEL: Final = "cardjudge.expires"  # Unix time after which it is surely stale
 SEAT_LABEL: Final = "cardjudge.seat"  # the seat's pipe folder, if any
+CGROUP_LABEL: Final = "cardjudge.cgroup"  # its cgroup parent (its worker's), if any
 #: On a runtime image whose python3 can run the supervisor (scripts/build-runtime-images).
 SUPERVISOR_LABEL: Final = "cardjudge.supervisor"
 
@@ -77,13 +78,17 @@ def reused_settings(settings: dict[str, Any], runtime: Runtime) -> dict[str, Any
     }
 
 
-def container_labels(label: str, wall_clock_s: float) -> dict[str, str]:
-    """What finds a container again: ours, its match and seat, its worker, its expiry."""
+def container_labels(
+    label: str, wall_clock_s: float, cgroup_parent: str | None = None
+) -> dict[str, str]:
+    """What finds a container again: ours, its match and seat, its worker, its expiry,
+    and its cgroup (to kill its processes through it when found in a listing)."""
     return {
         LABEL: "1",
         MATCH_LABEL: label,
         OWNER_LABEL: owner_id(),
         EXPIRES_LABEL: str(int(time.time() + wall_clock_s + 60)),
+        **({CGROUP_LABEL: cgroup_parent} if cgroup_parent else {}),
     }
 
 

@@ -48,6 +48,7 @@ from sandbox.code_archive import pack_code
 from sandbox.container_spec import (
     BECOME_BOT,
     BOT_UID,
+    CGROUP_LABEL,
     CODE_DIR,
     EXPIRES_LABEL,
     LABEL,
@@ -61,6 +62,7 @@ from sandbox.container_spec import (
     container_labels,
     hardened,
     owner_alive,
+    owner_id,
     reused_settings,
     ulimits,
 )
@@ -93,10 +95,12 @@ REMOVAL_WAIT_S: Final = 10
 
 #: gVisor's runtime (a kernel per sandbox: ``DockerBackend(runtime=)``).
 GVISOR: Final = "runsc"
-#: The cgroup every bot container goes under (cgroup v1; ``DockerBackend(bot_shares=)``).
+#: The prefix of the workers' cgroups: each worker process puts its bot containers under
+#: a top-level cgroup of its own (``worker_cgroup``; ``DockerBackend(bot_shares=)``).
 BOTS_CGROUP: Final = "cardjudge-bots"
-#: Its CPU weight: four busy host processes' worth (a host process weighs 1024). Under the
-#: engine's /docker, all containers together weigh one process (docs/sandbox.md).
+#: Each worker's CPU weight: four busy host processes' worth (a host process weighs 1024).
+#: Under the engine's /docker, all containers of the host together weigh one process;
+#: under one shared group, all workers' bots would weigh as one worker (docs/sandbox.md).
 BOT_SHARES: Final = 4096
 
 
@@ -226,15 +230,17 @@ class DockerBackend:
             remove_leftovers(self.client)
 
     def _weighted_parent(self, info: Mapping[str, Any], shares: int | None) -> str | None:
-        """The bots' own cgroup, weighing ``shares`` (JUDGE_BOT_CPU_SHARES, default
-        ``BOT_SHARES``; 0: none), on an engine with the cgroupfs driver on cgroup v1."""
+        """This worker's own cgroup (``worker_cgroup``), weighing ``shares``
+        (JUDGE_BOT_CPU_SHARES, default ``BOT_SHARES``; 0: the engine's default), on an
+        engine with the cgroupfs driver (cgroup v1 or v2). Where this process cannot
+        make it (a worker in a container of its own), the engine makes it at its
+        default weight, one group per worker container (``worker_cgroup(False)``)."""
         if shares is None:
             shares = bot_shares_from_env()
-        if not shares:
+        if not shares or info.get("CgroupDriver") != "cgroupfs":
             return None
-        if info.get("CgroupDriver") != "cgroupfs" or str(info.get("CgroupVersion")) != "1":
-            return None
-        return cgroups.weighted_parent(BOTS_CGROUP, shares)
+        made = cgroups.weighted_parent(worker_cgroup(), shares)
+        return made or f"/{worker_cgroup(per_process=False)}"
 
     def _cpu_counter(self, container: Container) -> cgroups.CpuCounter:
         """The container's CPU seconds, from its cgroup (``sandbox.cgroups``): each bot's
@@ -515,7 +521,7 @@ class DockerBackend:
         else:
             code = Mount(target=CODE_DIR, source="", type="volume")
         mounts = [code]
-        labels = container_labels(label, limits.wall_clock_s)
+        labels = container_labels(label, limits.wall_clock_s, self.cgroup_parent)
         program = list(runtime.run)
         if seat is not None:
             mounts.append(
@@ -549,7 +555,7 @@ class DockerBackend:
             "image": image,
             "command": command(wanted, limits),
             "environment": {"HOME": "/tmp", "TMPDIR": "/tmp"},
-            "labels": container_labels(f"{label}-build", limits.wall_clock_s),
+            "labels": container_labels(f"{label}-build", limits.wall_clock_s, self.cgroup_parent),
             # Compilers run helpers (as, ld, cc1plus) from the image, never from /tmp.
             "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
             "ulimits": ulimits(256, limits.output_bytes),
@@ -652,10 +658,14 @@ def _kill(container: Container) -> None:
 
 def _end_processes(container: Container) -> None:
     """Kill every process of the container through its cgroup, where the worker sees it
-    (a container known only from a listing, without its settings: in either parent the
-    backend uses by default)."""
-    host = container.attrs.get("HostConfig")
-    parents = [host.get("CgroupParent") or None] if host else [f"/{BOTS_CGROUP}", None]
+    (a container known only from a listing, without its settings: in the parent its
+    label names, else in the ones earlier versions used)."""
+    host = container.attrs.get("HostConfig") or {}
+    labels = container.attrs.get("Config", {}).get("Labels") or {}
+    if "CgroupParent" in host:  # inspected (a listing's row has the network mode only)
+        parents = [host["CgroupParent"] or None]
+    else:
+        parents = [labels.get(CGROUP_LABEL) or None, f"/{BOTS_CGROUP}", None]
     for parent in parents:
         if container.id and cgroups.kill_all(str(container.id), parent):
             return
@@ -687,6 +697,33 @@ def remove_leftovers(
                 continue
             if labels.get(SEAT_LABEL):
                 remove_seat_folder(Path(labels[SEAT_LABEL]))
+            removed += 1
+    clean_worker_cgroups()
+    return removed
+
+
+def worker_cgroup(per_process: bool = True) -> str:
+    """The top-level cgroup of this worker's bot containers: of this process (host tag,
+    PID and start time, so that a dead worker's is found again: ``clean_worker_cgroups``),
+    or, for a worker that cannot make cgroups, of its host (a worker container)."""
+    host = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+    if not per_process:
+        return f"{BOTS_CGROUP}-{host}"
+    _, pid, started = owner_id().rsplit(":", 2)
+    return f"{BOTS_CGROUP}-{host}-{pid}-{started}"
+
+
+def clean_worker_cgroups() -> int | None:
+    """Remove the empty cgroups of this host's worker processes that no longer run;
+    how many, or None where this process cannot see the host's cgroups to do it."""
+    if not cgroups.top_groups(""):
+        return None
+    mine = worker_cgroup(per_process=False)
+    removed = 0
+    for name in cgroups.top_groups(f"{mine}-"):
+        pid, _, started = name.removeprefix(f"{mine}-").partition("-")
+        owner = f"{socket.gethostname()}:{pid}:{started}"
+        if not owner_alive(owner) and cgroups.remove_group(name):
             removed += 1
     return removed
 

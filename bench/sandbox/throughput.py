@@ -18,8 +18,9 @@ about 5% of a match) plays house bots, in interleaved rounds, with:
 
 On cgroup v1 the engine puts every container under /docker, which weighs as much as one
 host process: on a busy host the bots together got one process's share of the CPU while
-local bots get one each. The backend now puts them in a cgroup of their own
-(``cardjudge-bots``, weight ``JUDGE_BOT_CPU_SHARES``, default 4096); ``--bot-shares N``
+local bots get one each. The backend now puts them in a cgroup of their worker's
+(``cardjudge-bots-<host>-<pid>-<start>``, weight ``JUDGE_BOT_CPU_SHARES``, default 4096;
+``python -m bench.sandbox.shares`` compares two workers); ``--bot-shares N``
 sets that weight, 0 leaves them under /docker (docs/sandbox.md, "CPU under load").
 ``--load N`` keeps N host processes spinning through the run (a loaded machine, made
 the same way every time); ``--modes`` picks the Docker lifecycles measured beside local.

@@ -100,10 +100,11 @@ def test_every_container_is_hardened(tmp_path: Path) -> None:
     assert host["LogConfig"]["Type"] == "none"
     assert host["Memory"] == host["MemorySwap"] == 200 << 20
     assert host["NanoCpus"] == 500_000_000 and host["CpuShares"] == 512
-    # The bots' own cgroup, weighing four host processes (not /docker's one: "CPU under
-    # load" in docs/sandbox.md): the engine here is cgroupfs on cgroup v1.
-    assert host["CgroupParent"] == f"/{BOTS_CGROUP}"
-    assert Path(f"/sys/fs/cgroup/cpu/{BOTS_CGROUP}/cpu.shares").read_text().strip() == "4096"
+    # This worker's own cgroup, weighing four host processes (not /docker's one: "CPU
+    # under load" in docs/sandbox.md): the engine here is cgroupfs on cgroup v1.
+    group = docker_backend.worker_cgroup()
+    assert host["CgroupParent"] == f"/{group}" and group.startswith(f"{BOTS_CGROUP}-")
+    assert Path(f"/sys/fs/cgroup/cpu/{group}/cpu.shares").read_text().strip() == "4096"
     assert host["PidsLimit"] == 32
     ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
     assert ulimits == {"nofile": (40, 40), "fsize": (3 << 20, 3 << 20), "core": (0, 0)}
