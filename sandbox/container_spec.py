@@ -54,19 +54,23 @@ CGROUP_LABEL: Final = "cardjudge.cgroup"  # its cgroup parent (its worker's), if
 SUPERVISOR_LABEL: Final = "cardjudge.supervisor"
 
 
-def reused_settings(settings: dict[str, Any], runtime: Runtime) -> dict[str, Any]:
+def reused_settings(
+    settings: dict[str, Any], runtime: Runtime, *, zygote: bool = False
+) -> dict[str, Any]:
     """What a reused container changes in a bot container's settings (``sandbox.reuse``):
     the supervisor is PID 1 (in place of docker-init; it may also kill the bot's
     processes) and runs the bot as ``BOT_UID`` on each seating's FIFOs; what would outlive
     a seating's processes is closed (SysV IPC and POSIX message queues cannot be made; IP
     sockets, whose network counters persist, are refused; the cgroup's counters are
-    hidden under an empty /sys/fs/cgroup)."""
+    hidden under an empty /sys/fs/cgroup). ``zygote``: the runtime's bots are forked from a
+    zygote (``Runtime.zygote``'s modules imported once), where it has one."""
     source = SUPERVISOR.read_text()
+    forked = [f"--zygote={','.join(runtime.zygote)}"] if zygote and runtime.zygote else []
     return {
         **settings,
         "init": False,
         "cap_add": list(SUPERVISOR_CAPS),
-        "command": ["python3", "-I", "-S", "-c", source, str(BOT_UID), *runtime.run],
+        "command": ["python3", "-I", "-S", "-c", source, str(BOT_UID), *forked, *runtime.run],
         "sysctls": {
             "kernel.shmmni": "0",
             "kernel.msgmni": "0",

@@ -102,6 +102,9 @@ BOTS_CGROUP: Final = "cardjudge-bots"
 #: Under the engine's /docker, all containers of the host together weigh one process;
 #: under one shared group, all workers' bots would weigh as one worker (docs/sandbox.md).
 BOT_SHARES: Final = 4096
+#: Whether reused containers fork Python bots from a zygote unless JUDGE_SANDBOX_ZYGOTE
+#: says otherwise (docs/sandbox.md, "A zygote per container").
+ZYGOTE_DEFAULT: Final = False
 
 
 def bot_shares_from_env() -> int:
@@ -115,6 +118,17 @@ def bot_shares_from_env() -> int:
             "(a host process weighs 1024), or 0 for the engine's default cgroup"
         )
     return int(text)
+
+
+def zygote_from_env() -> bool:
+    """JUDGE_SANDBOX_ZYGOTE: whether a pooled (or reused) Python bot's container forks
+    each seating's bot from a zygote (``sandbox.supervisor``): 1 (default) or 0."""
+    text = os.environ.get("JUDGE_SANDBOX_ZYGOTE", "").strip().lower()
+    if text in ("", "1", "on", "yes", "true"):
+        return ZYGOTE_DEFAULT if not text else True
+    if text in ("0", "off", "no", "false"):
+        return False
+    raise ValueError(f"JUDGE_SANDBOX_ZYGOTE={text!r}: give 1 (fork each bot from a zygote) or 0")
 
 
 class SandboxError(RuntimeError):
@@ -174,8 +188,11 @@ class DockerBackend:
         pool_limits: PoolLimits | None = None,
         bot_shares: int | None = None,
         runtime: str | None = None,
+        zygote: bool | None = None,
     ) -> None:
         self.grace_s = grace_s
+        #: Reused containers fork each Python bot from a zygote (JUDGE_SANDBOX_ZYGOTE).
+        self.zygote = zygote_from_env() if zygote is None else zygote
         #: The engine's OCI runtime for bot containers (JUDGE_SANDBOX_RUNTIME; None: the
         #: engine's default, runc): ``runsc`` puts each bot under a kernel of its own
         #: (gVisor; docs/sandbox.md, "A kernel per sandbox").
@@ -392,6 +409,7 @@ class DockerBackend:
         runtime, archive = self.prepared(seat.code, label=seat.label)
         digest = hashlib.sha256(archive)
         digest.update(f"\0{runtime.name}\0{self.image_of(runtime)}\0{seat.limits!r}".encode())
+        digest.update(b"\0zygote" if self.zygote else b"")
         return digest.hexdigest()
 
     def start_pooled(self, seat: SeatStart, label: str) -> ReusedSeat:
@@ -460,7 +478,7 @@ class DockerBackend:
             seat.put_code(archive)
             settings = self._settings(runtime, label, limits, env or {}, seat, code_in_seat=True)
             container = self.client.containers.create(
-                **(reused_settings(settings, runtime) if reused else settings)
+                **(reused_settings(settings, runtime, zygote=self.zygote) if reused else settings)
             )
         except BaseException as error:
             if container is not None:

@@ -57,6 +57,9 @@ class Runtime:
     #: Its virtual machine reserves far more address space than it uses (the JVM, V8, Go):
     #: an address-space cap (the local backend's memory limit) would kill it at once.
     reserves_address_space: bool = False
+    #: The modules a zygote imports once per pooled container, each seating's bot then
+    #: forked from it (``sandbox.supervisor``); () = none: the bot is exec'd.
+    zygote: tuple[str, ...] = ()
 
     @property
     def compiled(self) -> bool:
@@ -73,6 +76,7 @@ PYTHON = Runtime(
     entry="main.py",
     image="cardjudge/runtime-python:latest",
     run=("python3", "main.py"),
+    zygote=("botkit", "numpy"),
 )
 CPP = Runtime(
     name="cpp",

@@ -30,24 +30,52 @@ checks it is still alone with an empty /tmp, then starts the bot with its standa
 streams on the FIFOs of /seat/NAME; ``spawn NAME ENV`` also gives it the variables of
 ENV (a JSON object of strings, on top of the container's: a pooled container serves
 matches whose seats differ in them). Orphans are reaped by the kernel (SIGCHLD ignored).
-The bot's user is the first argument, the bot's program the rest.
+The bot's user is the first argument, then optionally ``--zygote=MODULES`` (below), the
+bot's program the rest.
+
+**The zygote** (``--zygote=botkit,numpy``, a Python bot's container): a Python bot's
+start is mostly its interpreter's (numpy's import alone costs about 0.2 s of CPU), paid
+at every seating. So the supervisor starts, once per container, a zygote: this same
+source run as ``python3 -c SOURCE --as-zygote UID ENTRY MODULES`` with the container's
+environment, which imports MODULES and then only forks on request. Each seating's bot is
+forked from it (twice: the bot's parent is PID 1, as for an exec'd bot), and the child
+gives itself the clean state above, becomes the bot's user, opens the seating's FIFOs
+and only then runs ENTRY as ``__main__``, in a fresh interpreter state: its own
+``sys.argv``, ``sys.path``, standard streams, environment and random state (``random``
+and numpy's global generator reseeded from the kernel). The zygote itself never imports
+or runs anything of /bot (``/bot`` and the working folder are not on its path) and
+never sees a deal. A child cannot reach it: the zygote is another user (the container's
+root with the supervisor's capabilities), non-dumpable, and its control socket (an
+anonymous socket pair with the supervisor) is closed in the child before it becomes the
+bot's user. Between seatings the supervisor kills every process but the zygote (the
+bot's user's, all at once, then any other), checked by PID and start time; a zygote
+that died or does not answer is started again, and the seating meanwhile is exec'd as
+without one. A seating whose environment changes a ``PYTHON*`` variable (read by the
+interpreter at its start) is exec'd too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import json
 import os
 import platform
 import re
 import resource
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 PR_SET_DUMPABLE = 4
+PR_SET_NAME = 15
+#: The zygote's process name (its /proc/PID/comm), and its children's, as an exec'd bot's.
+ZYGOTE_NAME = b"zygote"
+BOT_NAME = b"python3"
 TMP = "/tmp"
 SEAT = "/seat"
 CODE = "/bot"
@@ -57,6 +85,13 @@ UMASK = 0o022
 IOPRIO_SET = {"x86_64": 251, "aarch64": 30}
 IOPRIO_WHO_PROCESS = 1
 LIBC = ctypes.CDLL(None, use_errno=True)
+#: How long the zygote may take to import its modules, and to answer a spawn.
+ZYGOTE_READY_S = 10.0
+ZYGOTE_ANSWER_S = 5.0
+#: The zygote's end of its control socket (the supervisor's is wherever it lands).
+ZYGOTE_FD = 3
+#: What a fresh Python interpreter sets up itself (the zygote's child does it by hand).
+PYTHON_IGNORES = ("SIGPIPE", "SIGXFSZ")
 
 
 class Start:
@@ -78,20 +113,42 @@ class Start:
         self.tmp_times = (stat.st_atime_ns, stat.st_mtime_ns)
 
 
-def alone() -> bool:
-    """Whether no process but this one is left in the namespace."""
-    return all(not entry.isdigit() or entry == "1" for entry in os.listdir("/proc"))
+def others(keep: frozenset[int] = frozenset()) -> list[int]:
+    """The processes of the namespace but this one and ``keep``."""
+    return [int(e) for e in os.listdir("/proc") if e.isdigit() and e != "1" and int(e) not in keep]
 
 
-def kill_all() -> str:
+def alone(keep: frozenset[int] = frozenset()) -> bool:
+    """Whether no process but this one (and ``keep``: the zygote) is left."""
+    return not others(keep)
+
+
+def kill_all(keep: frozenset[int] = frozenset()) -> str:
+    """Kill every process but this one and ``keep`` (the zygote). Without one to keep,
+    ``kill(-1)``: no process can fork past that call. With one, each process is first
+    stopped (a stopped process forks nothing, and a fork bomb at its process cap gets
+    no new slot), pass after pass until no new one shows, then killed."""
     deadline = time.monotonic() + KILL_TIMEOUT_S
-    while not alone():
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(-1, signal.SIGKILL)  # every process but ourselves (CAP_KILL)
+    while not alone(keep):
+        if not keep:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)  # every process but ourselves (CAP_KILL)
+        else:
+            stopped: set[int] = set()
+            while (found := set(others(keep))) - stopped and time.monotonic() < deadline:
+                signal_each(found - stopped, signal.SIGSTOP)
+                stopped |= found
+            signal_each(stopped | set(others(keep)), signal.SIGKILL)
         if time.monotonic() > deadline:
             return "processes survive"
         time.sleep(0.001)
     return ""
+
+
+def signal_each(pids: set[int], number: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, number)
 
 
 def empty_tmp() -> str:
@@ -142,9 +199,10 @@ def reset_tmp_times(start: Start) -> str:
     return ""
 
 
-def clean(start: Start) -> str:
+def clean(start: Start, zygote: Zygote | None = None) -> str:
+    keep = zygote.keep() if zygote is not None else frozenset()
     try:
-        return kill_all() or as_bot(start, empty_tmp) or reset_tmp_times(start)
+        return kill_all(keep) or as_bot(start, empty_tmp) or reset_tmp_times(start)
     except (OSError, RecursionError) as error:
         return f"{type(error).__name__}: {error}"
 
@@ -194,14 +252,23 @@ def reset(start: Start) -> None:
     become(start.bot_uid)
 
 
-def spawn(start: Start, name: str, program: list[str], env_text: str = "") -> str:
+def spawn(
+    start: Start,
+    name: str,
+    program: list[str],
+    env_text: str = "",
+    zygote: Zygote | None = None,
+) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
         return "bad seating name"
     env = seating_env(start.environ, env_text)
     if env is None:
         return "bad environment"
-    if not alone() or os.listdir(TMP):
+    keep = zygote.keep() if zygote is not None else frozenset()
+    if not alone(keep) or os.listdir(TMP):
         return "not clean"
+    if zygote is not None and zygote.serves(start.environ, env) and zygote.spawn(name, env):
+        return ""
     where = f"{SEAT}/{name}"
     quoted = " ".join("'" + part.replace("'", "'\\''") + "'" for part in program)
     line = f"exec {quoted} <{where}/in >{where}/out 2>{where}/err"
@@ -214,7 +281,282 @@ def spawn(start: Start, name: str, program: list[str], env_text: str = "") -> st
     return ""
 
 
+def process_start(pid: int) -> str:
+    """The start time of process ``pid`` ("" if gone): with its PID, it names it for good."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def own_source() -> str:
+    """This program's source: the argument after ``-c`` on PID 1's command line."""
+    with open("/proc/self/cmdline", "rb") as cmdline:
+        words = cmdline.read().split(b"\0")
+    return words[words.index(b"-c") + 1].decode()
+
+
+class Zygote:
+    """The supervisor's handle on its zygote (module docstring): started at once, used
+    by ``spawn`` once ready, started again when it is gone."""
+
+    def __init__(self, start: Start, entry: str, modules: str) -> None:
+        self.start = start
+        self.entry = entry
+        self.modules = modules
+        self.source = own_source()
+        self.pid = 0
+        self.born = ""
+        self.control: socket.socket | None = None
+        self.ready = False
+        self.launch()
+
+    def launch(self) -> None:
+        """Start the zygote (it says ``ready`` once its modules are imported)."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                become_zygote(self.start, theirs.fileno())
+                argv = ["python3", "-c", self.source, "--as-zygote"]
+                argv += [str(self.start.bot_uid), self.entry, self.modules]
+                os.execve("/usr/bin/python3", argv, self.start.environ)
+            finally:
+                os._exit(127)
+        theirs.close()
+        self.pid, self.born, self.control, self.ready = pid, process_start(pid), ours, False
+        self.control.settimeout(ZYGOTE_READY_S)
+
+    def alive(self) -> bool:
+        return bool(self.pid) and bool(self.born) and process_start(self.pid) == self.born
+
+    def keep(self) -> frozenset[int]:
+        """What a clean spares: the zygote, if it is still the process started (its PID
+        and start time), else nothing (and it is started again after the clean)."""
+        return frozenset({self.pid}) if self.alive() else frozenset()
+
+    def serves(self, base: dict[str, str], env: dict[str, str]) -> bool:
+        """Whether a seating of ``env`` can come from it: the interpreter's own variables
+        (``PYTHON*``, read at its start) are the container's."""
+        changed = {k for k in {*base, *env} if base.get(k) != env.get(k)}
+        return not any(key.startswith("PYTHON") for key in changed)
+
+    def spawn(self, name: str, env: dict[str, str]) -> bool:
+        """Ask for a bot on the FIFOs of /seat/NAME; False (the zygote ended, to be
+        started again) if it is not there or does not answer as it should."""
+        if not self.alive() or self.control is None:
+            self.restart()
+            return False
+        try:
+            if not self.ready:
+                self.ready = self._read() == "ready"
+                self.control.settimeout(ZYGOTE_ANSWER_S)
+            if self.ready:
+                request = json.dumps({"name": name, "env": env}, separators=(",", ":"))
+                self.control.sendall(request.encode() + b"\n")
+                if self._read() == "spawned":
+                    return True
+        except OSError:
+            pass
+        self.restart()
+        return False
+
+    def _read(self) -> str:
+        assert self.control is not None
+        line = b""
+        while not line.endswith(b"\n"):
+            data = self.control.recv(256)
+            if not data or len(line) > 4096:
+                return ""
+            line += data
+        return line.decode("ascii", "replace").strip()
+
+    def restart(self) -> None:
+        """End this zygote (if any) and start another; it is ready by a later seating."""
+        if self.control is not None:
+            self.control.close()
+            self.control = None
+        if self.alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        self.pid = 0
+        self.launch()
+
+
+def become_zygote(start: Start, control: int) -> None:
+    """The zygote's state before its exec: the clean state of a bot but its user (it
+    stays the container's root, out of the bot's reach), in /, its control socket on
+    ``ZYGOTE_FD``, /dev/null for its standard streams."""
+    for number in range(1, signal.NSIG):
+        if number not in (signal.SIGKILL, signal.SIGSTOP):
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    for number, limit in start.limits.items():
+        resource.setrlimit(number, limit)
+    os.sched_setaffinity(0, start.cpus)
+    os.umask(UMASK)
+    os.chdir("/")
+    os.dup2(control, ZYGOTE_FD)
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(ZYGOTE_FD + 1, 1 << 16)
+    os.setsid()
+
+
+# The zygote's own side (``--as-zygote``): it runs with the container's environment and
+# the image's site packages, never with /bot on its path.
+
+
+def zygote_main(bot_uid: int, entry: str, modules: str) -> None:
+    """Import ``modules``, say ready, then fork a bot per request until the supervisor
+    goes; in a bot's process (a child), return into ``run_bot``."""
+    LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    LIBC.prctl(PR_SET_NAME, ZYGOTE_NAME, 0, 0, 0)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # its children are reaped by the kernel
+    start = Start(bot_uid)
+    sys.path[:] = [p for p in sys.path if p not in ("", CODE)]
+    path = list(sys.path)
+    gc.disable()  # objects stay where they are: fewer pages copied in the children
+    for module in filter(None, modules.split(",")):
+        with contextlib.suppress(ImportError):
+            __import__(module)
+    gc.freeze()
+    control = socket.socket(fileno=ZYGOTE_FD)
+    with control.makefile("rb") as requests:
+        control.sendall(b"ready\n")
+        for raw in requests:
+            try:
+                request = json.loads(raw)
+                name, env = str(request["name"]), dict(request["env"])
+            except (ValueError, KeyError, TypeError):
+                control.sendall(b"failed bad request\n")
+                continue
+            if fork_bot():
+                control.sendall(b"spawned\n")
+                continue
+            requests.close()
+            control.close()  # before it is the bot: nothing of the zygote's stays open
+            run_bot(start, entry, name, env, path)
+            return
+    sys.exit(0)
+
+
+def fork_bot() -> bool:
+    """In the zygote, True after forking a bot; in the bot's process, False. Forked
+    twice, so that the bot's parent is PID 1 (it reaps it), as an exec'd bot's."""
+    if os.fork():
+        return True
+    try:
+        if os.fork():
+            os._exit(0)
+        while os.getppid() != 1:  # the middle one is ending: the bot is PID 1's from now
+            time.sleep(0.0002)
+    except BaseException:
+        os._exit(127)
+    return False
+
+
+def run_bot(start: Start, entry: str, name: str, env: dict[str, str], path: list[str]) -> None:
+    """Give this new process the bot's clean state, become the bot, run ``/bot/ENTRY``
+    as ``python3 ENTRY`` would. Its exit is the interpreter's (threads joined, atexit
+    handlers run, streams flushed)."""
+    try:
+        reset(start)
+        LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after an exec: its own user's process
+        LIBC.prctl(PR_SET_NAME, BOT_NAME, 0, 0, 0)
+        for name_ in PYTHON_IGNORES:
+            signal.signal(getattr(signal, name_), signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        where = f"{SEAT}/{name}"
+        for fd, fifo in enumerate(("in", "out", "err")):
+            opened = os.open(f"{where}/{fifo}", os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            os.dup2(opened, fd)
+            os.close(opened)
+        fresh_streams()
+        os.environ.clear()
+        os.environ.update(env)
+        os.environ["PWD"] = CODE  # what the shell of an exec'd bot sets
+        reseed()
+        code, module = bot_module(entry)
+        sys.argv[:] = [entry]
+        sys.orig_argv[:] = ["python3", entry]
+        sys.path[:] = [CODE, *path]
+        sys.modules["__main__"] = module
+        gc.enable()
+    except BaseException:
+        os._exit(127)
+    try:
+        exec(code, module.__dict__)
+    except SystemExit:
+        raise
+    except BaseException as error:  # as the interpreter prints it, without our frames
+        import traceback
+
+        trace = error.__traceback__
+        traceback.print_exception(type(error), error, trace and trace.tb_next)
+        sys.exit(1)
+
+
+def fresh_streams() -> None:
+    """New ``sys.stdin``/``stdout``/``stderr`` on descriptors 0-2, made as the
+    interpreter made the zygote's (its encoding, errors and buffering)."""
+    import io
+
+    for name, fd, mode in (("stdin", 0, "r"), ("stdout", 1, "w"), ("stderr", 2, "w")):
+        old = getattr(sys, name)
+        raw = io.FileIO(fd, mode, closefd=False)
+        buffered = not isinstance(old.buffer, io.FileIO)
+        kind = io.BufferedReader if mode == "r" else io.BufferedWriter
+        stream = io.TextIOWrapper(
+            kind(raw) if buffered else raw,
+            encoding=old.encoding,
+            errors=old.errors,
+            newline="\n",
+            line_buffering=old.line_buffering,
+            write_through=old.write_through,
+        )
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+
+
+def reseed() -> None:
+    """Random state of the bot's own: no two children of the zygote share a seed."""
+    import random
+
+    random.seed()
+    numpy_random: Any = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed()
+
+
+def bot_module(entry: str) -> tuple[Any, Any]:
+    """The bot's code and its ``__main__`` module, as ``python3 ENTRY`` in /bot has them."""
+    import builtins
+    import importlib.machinery
+    import types
+
+    path = f"{CODE}/{entry}"
+    with open(path, "rb") as source:
+        code = compile(source.read(), path, "exec", dont_inherit=True)
+    module = types.ModuleType("__main__")
+    module.__dict__.update(
+        __file__=path,
+        __cached__=None,
+        __builtins__=builtins,
+        __loader__=importlib.machinery.SourceFileLoader("__main__", path),
+        __spec__=None,
+        __package__=None,
+    )
+    return code, module
+
+
 def main() -> None:
+    if sys.argv[1] == "--as-zygote":
+        zygote_main(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+        return
     LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     # No handler at all (Python's for SIGINT included): as the namespace's init, we then
     # receive no signal from the bot. SIGCHLD ignored: the kernel reaps every child.
@@ -222,6 +564,11 @@ def main() -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     start = Start(int(sys.argv[1]))
     program = sys.argv[2:]
+    zygote = None
+    if program and program[0].startswith("--zygote="):
+        modules = program.pop(0).partition("=")[2]
+        if len(program) == 2 and program[0] == "python3" and "/" not in program[1]:
+            zygote = Zygote(start, program[1], modules)
     control_in = os.open(f"{SEAT}/ctl-in", os.O_RDONLY)
     control_out = os.open(f"{SEAT}/ctl-out", os.O_WRONLY)
     os.write(control_out, b"hello\n")
@@ -229,10 +576,12 @@ def main() -> None:
         for raw in iter(commands.readline, b""):
             word, _, rest = raw.decode("ascii", "replace").strip().partition(" ")
             if word == "clean":
-                problem, done = clean(start), "clean"
+                problem, done = clean(start, zygote), "clean"
+                if not problem and zygote is not None and not zygote.alive():
+                    zygote.restart()  # it died (a bot's memory, say): ready by the next
             elif word == "spawn":
                 name, _, env_text = rest.partition(" ")
-                problem, done = spawn(start, name, program, env_text), "spawned"
+                problem, done = spawn(start, name, program, env_text, zygote), "spawned"
             else:
                 problem, done = "unknown command", ""
             answer = f"dirty {problem}" if problem else done

@@ -33,8 +33,9 @@ REFUSED = {"PermissionError", "OSError", "FileNotFoundError"}
 
 
 def read_proc(found: dict[str, Any], limits: Limits, env: dict[str, str]) -> None:
-    """PID 1 is the supervisor (python3): the bot sees it, cannot touch it."""
-    assert set(found["processes"].values()) <= {"python3"}, found["processes"]
+    """PID 1 is the supervisor (python3), the zygote a Python bot's parent's (zygote):
+    the bot sees them, cannot touch them."""
+    assert set(found["processes"].values()) <= {"python3", "zygote"}, found["processes"]
     assert set(found["touched"].values()) <= REFUSED, found["touched"]
 
 

@@ -71,6 +71,13 @@ def source_folder(parent: Path, name: str, source: str) -> Path:
     return folder
 
 
+def not_the_zygote(processes: list[str]) -> list[str]:
+    """The processes an attack found ("UID COMM: CMDLINE") but a pooled Python container's
+    zygote (the container's root, named so: ``sandbox.supervisor``), which no bot can
+    start (a bot never becomes another user)."""
+    return [entry for entry in processes if not entry.startswith("0 zygote: ")]
+
+
 ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
 
 

@@ -8,7 +8,8 @@ PID 1's limits, nice, policy and affinity) must be the same in every seating; ``
 /dev/shm, an abstract unix socket, processes it did not start) must be empty. Then it
 plants ``SECRET`` (from its argument, else random) everywhere it can, reports in
 ``planted`` what each attempt gave, and echoes its input. Standard library only: every
-runtime image's bot runs it with the image's python3.
+runtime image's bot runs it with the image's python3. ``zygote`` says whether numpy was
+imported before its code began (a Python bot forked from a pooled container's zygote).
 """
 
 import contextlib
@@ -22,6 +23,7 @@ import socket
 import sys
 import time
 
+ZYGOTE = "numpy" in sys.modules  # none of the modules above imports it
 LIBC = ctypes.CDLL(None, use_errno=True)
 IOPRIO = {"x86_64": (251, 252), "aarch64": (30, 31)}[os.uname().machine]
 MARK = "planted-"
@@ -134,12 +136,17 @@ def ancestors():
 
 
 def strangers():
+    """Processes but PID 1 and our ancestors, as "UID COMM: CMDLINE" (a zygote's is
+    "0 zygote: ...": the container's, not a bot's)."""
     mine = ancestors()
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != 1 and int(entry) not in mine:
             with contextlib.suppress(OSError):
-                found.append(read(f"/proc/{entry}/cmdline", "rb").decode(errors="replace"))
+                uid = status(entry)["Uid"].split()[0]
+                comm = read(f"/proc/{entry}/comm").strip()
+                cmdline = read(f"/proc/{entry}/cmdline", "rb").decode(errors="replace")
+                found.append(f"{uid} {comm}: {cmdline[:200]}")
     return found
 
 
@@ -254,6 +261,7 @@ def main():
     report = {"state": state(), "folders": folders, "files": files, "found": found(folders)}
     report["planted"] = plant(secret, folders)
     report["secret"] = secret
+    report["zygote"] = ZYGOTE
     print("REPORT " + json.dumps(report), file=sys.stderr, flush=True)
     for line in sys.stdin:
         sys.stdout.write(line)

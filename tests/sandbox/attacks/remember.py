@@ -16,14 +16,20 @@ ADDRESS = "\0cardjudge-remember"
 
 def leftovers():
     """Processes of this container not started by this seating: not PID 1, not us, not
-    our shell (a process that exec'ed into us keeps our PID)."""
+    our shell (a process that exec'ed into us keeps our PID), as "UID COMM: CMDLINE"
+    (a zygote's is "0 zygote: ...": the container's, not a bot's)."""
     mine = os.getpid()
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) not in (1, mine):
             try:
+                with open(f"/proc/{entry}/status") as status:
+                    uid = next(line.split()[1] for line in status if line.startswith("Uid:"))
+                with open(f"/proc/{entry}/comm") as comm:
+                    name = comm.read().strip()
                 with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                    found.append(cmdline.read().replace(b"\0", b" ").decode(errors="replace"))
+                    words = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+                found.append(f"{uid} {name}: {words[:200]}")
             except OSError:
                 pass
     return found
