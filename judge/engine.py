@@ -263,6 +263,13 @@ class Game(ABC):
             return f"{action!r} is not one of the legal actions {self.legal_actions(seat)!r}"
         return None
 
+    def public_action(self, seat: Seat, action: Action) -> Action | None:
+        """What every seat learns of ``seat``'s legal ``action`` as it is taken (asked
+        before it is applied): all of it by default; None for a choice the game keeps
+        secret (a sealed declaration). The live view shows the action or, for None, that
+        a choice was made, and not by whom."""
+        return action
+
     def apply(self, seat: Seat, action: Action) -> None:
         """Apply ``action`` for ``seat``, or raise IllegalActionError saying why not."""
         reason = self.why_illegal(seat, action)

@@ -93,6 +93,7 @@ def before_game_over(bodies: list[dict[str, Any]]) -> list[Any]:
                 return seen
             seen.append(line)
         seen.extend(event.get("view") for event in body["events"] if not event["over"])
+        seen.extend(event.get("action") for event in body["events"] if not event["over"])
     return seen
 
 
@@ -154,7 +155,8 @@ def test_a_person_plays_a_whole_match_of_each_game_by_clicking_legal_actions(
         while not done.is_visible():
             page.wait_for_selector(".table-action, #table-done:not([hidden])", timeout=60_000)
             if action.count() and clicks % 7 == 3:
-                page.keyboard.press("1")  # the keyboard plays too: the first action
+                page.keyboard.press("1")  # the keyboard plays too: a digit starts the search
+                page.keyboard.press("Enter")  # and Enter plays the action of that number
                 clicks += 1
             elif action.count():
                 if clicks == 1:
@@ -280,6 +282,10 @@ def test_a_person_who_leaves_the_table_is_played_for_to_the_end(
     worker = Worker(match.pk)
     worker.start()
     expect(page.locator(".table-action").first).to_be_visible(timeout=60_000)
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.get_by_role("button", name="Leave the table").click()  # asked first, and declined
+    expect(page.locator(".table-action").first).to_be_visible()
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Leave the table").click()
     expect(page.locator("#table-done")).to_be_visible(timeout=60_000)
     visit.audit()

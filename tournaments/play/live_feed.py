@@ -1,13 +1,13 @@
 """The public feed of a running match: what any spectator may see, move by move.
 
 The worker wraps each game the referee makes (``feed_maker``) so that after every move it
-appends one event to a Redis list: the game and move numbers, the seat that acted, and the
-table's public view. The public view is what every seat sees alike: the keys of the
+appends one event to a Redis list: the game and move numbers, the seat that acted, the
+action and the table's public view. The public view is what every seat sees alike: the keys of the
 seats' observations whose values are equal for all of them (``public_view``). A hand, a
 hidden card or an undisclosed declaration differs between seats, so it never enters the
 feed; played cards, bets and scores are the same for everyone and do. This needs no
-knowledge of any game. The action itself is not published (it may be secret, such as a
-declaration); the public view shows its public effect.
+knowledge of any game. The action is published as the game says every seat learns it
+(``Game.public_action``): a secret one (a sealed declaration) is not, nor is its seat.
 
 Readers ask for events after a position; spectators get only events older than
 ``LIVE_DELAY_SECONDS`` (a short delay, so a spectator cannot relay a table in real time).
@@ -80,7 +80,7 @@ class _Feed:
             self.client = None
         self.watched = bool(people) or self._is_watched()
 
-    def publish(self, game_index: int, seat: Seat, game: Game) -> None:
+    def publish(self, game_index: int, seat: Seat, game: Game, public: Action | None) -> None:
         self.move += 1
         if self.client is None:
             return
@@ -92,7 +92,11 @@ class _Feed:
             self.flushed = now if due else self.flushed
             return
         over = game.is_over()
-        event = {"game": game_index, "move": self.move - 1, "seat": seat, "over": over}
+        event: JSONDict = {"game": game_index, "move": self.move - 1, "over": over}
+        if public is None:  # a secret choice: neither it nor who made it
+            event["seat"] = None
+        else:
+            event["seat"], event["action"] = seat, public
         self.pending.append(event)
         if due or over or self.people.intersection(game.to_act() if not over else ()):
             self._flush(game, now)
@@ -147,8 +151,9 @@ def feed_maker(match_id: int, game_name: str, people: frozenset[int] = frozenset
         apply = game.apply
 
         def apply_and_publish(seat: Seat, action: Action) -> None:
+            public = game.public_action(seat, action) if seat in game.to_act() else None
             apply(seat, action)
-            feed.publish(index, seat, game)
+            feed.publish(index, seat, game, public)
 
         setattr(game, "apply", apply_and_publish)  # noqa: B010 (an instance's own hook)
         return game

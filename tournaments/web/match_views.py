@@ -20,7 +20,7 @@ from tournaments.errors import ServiceError
 from tournaments.models import Match, Replay, Seat
 from tournaments.play import queued_work, replay_store
 from tournaments.play.lease import public_notes
-from tournaments.web import replays
+from tournaments.web import replays, table_drawing
 from tournaments.web.bot_views import seats_without_secrets
 from tournaments.web.fault_lines import fault_line
 
@@ -80,6 +80,9 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "notes": public_notes(match.failure),
         **status_context(match),
     }
+    if context["waiting"]:  # the live view draws the table as the replay does
+        bots = [f"{seat.version.bot.name} v{seat.version.number}" for seat in seats]
+        context["drawing"] = table_drawing.drawing(match, bots)
     return render(request, "web/match.html", context)
 
 

@@ -32,6 +32,7 @@ from tournaments.guard.limits import hit, ident_of, rate_for
 from tournaments.guard.quotas import QuotaExceeded
 from tournaments.models import BotVersion, Match
 from tournaments.play import human_match, human_seat, live_feed
+from tournaments.web import table_drawing
 
 EMPTY = ""
 #: Bytes of a posted answer the table accepts.
@@ -176,7 +177,8 @@ def _form_page(
 def _own_table(request: HttpRequest, match_id: int) -> tuple[Match, int]:
     """The match and the person's seat, if the requester is that person (404 otherwise)."""
     match = get_object_or_404(
-        Match.objects.only("id", "game", "status", "requested_by_id"), pk=match_id
+        Match.objects.only("id", "game", "status", "requested_by_id", "duplicate", "games"),
+        pk=match_id,
     )
     seat = human_match.person_seat_of(match)
     if (
@@ -200,6 +202,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         "state_url": reverse("web:table_state", args=[match.pk]),
         "answer_url": reverse("web:table_answer", args=[match.pk]),
         "match_url": reverse("web:match", args=[match.pk]),
+        "drawing": table_drawing.drawing(match, table_drawing.bot_names(match), you=seat),
     }
     return render(request, "web/table.html", context)
 

@@ -302,6 +302,10 @@ class FifteenThirtyFive(Game):
             Phase.OVER: "do nothing",
         }[self.phase]
 
+    def public_action(self, seat: Seat, action: Action) -> Action | None:
+        """A declaration stays secret until every player has declared (rules.md)."""
+        return None if self.phase == Phase.DECLARE else action
+
     def _apply(self, seat: Seat, action: Action) -> None:
         text = str(action)
         if self.phase == Phase.DECLARE:

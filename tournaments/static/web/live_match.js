@@ -1,31 +1,37 @@
 /* A running match, live: polls the public feed (what every seat sees alike, a few
-   seconds behind) and shows each move as it arrives; text only, never markup. */
+   seconds behind), draws the table as the replay does (table_draw.js, the game's own
+   renderer; hands face down) and lists each move with its action in words and cards.
+   Built from DOM nodes and textContent only, never markup. */
 "use strict";
 (function () {
   const root = document.getElementById("live");
   if (!root) return;
+  const { el, action } = window.Cards;
+  const drawing = JSON.parse(document.getElementById("live-drawing").textContent);
   const every = 1000;
+  const counted = {};  // moves seen per game (the feed numbers them across the match)
   let after = 0;
-  function text(value) {
-    if (Array.isArray(value)) return value.map(text).join(" ");
-    if (value && typeof value === "object") return Object.entries(value).map(([k, v]) => k + ": " + text(v)).join(", ");
-    return value === null || value === undefined ? "—" : String(value);
-  }
+
+  function names(game) { return drawing.names[Math.min(game, drawing.names.length - 1)] || []; }
+  function seatName(game, seat) { return names(game)[seat] || "seat " + (seat + 1); }
+
   function show(event) {
-    const item = document.createElement("li");
-    item.textContent = "Game " + (event.game + 1) + ", move " + (event.move + 1) + ": seat " + (event.seat + 1) + " acted.";
+    const item = el("li", "");
+    counted[event.game] = (counted[event.game] || 0) + 1;
+    item.append(el("span", "who", "Game " + (event.game + 1) + ", move " + counted[event.game] + ": "));
+    if (event.seat === null || event.seat === undefined) {
+      item.append("a player chose in secret (shown at the end of the hand)");
+    } else {
+      item.append(el("span", "who", seatName(event.game, event.seat) + ": "));
+      if ("action" in event) item.append(action(event.action));
+    }
     document.getElementById("live-moves").append(item);
     if (!event.view) return;
-    const list = document.getElementById("live-view");
-    list.replaceChildren();
-    for (const [key, value] of Object.entries(event.view)) {
-      const term = document.createElement("dt");
-      term.textContent = key.replace(/_/g, " ");
-      const detail = document.createElement("dd");
-      detail.textContent = text(value);
-      list.append(term, detail);
-    }
+    const frames = { players: drawing.players, names: names(event.game), renderer: drawing.renderer,
+      private_keys: drawing.private_keys, revealed: null };
+    window.TableDraw.draw(document.getElementById("live-table"), event.view, frames, false, "all");
   }
+
   async function poll() {
     let running = true;
     try {

@@ -5,7 +5,7 @@
    Steps and games count from 1 on the page and in links: #g2s34 is game 2, step 34. */
 "use strict";
 (function () {
-  const { el, card, row, backs, action, say } = window.Cards;
+  const { el, action, say } = window.Cards;
   const root = document.getElementById("viewer");
   if (!root) return;
   const $ = (id) => document.getElementById(id);
@@ -108,10 +108,7 @@
     scrub.setAttribute("aria-valuetext", $("rv-counter").textContent);
     if (state.pos === total) stop();
     showStep();
-    const table = $("rv-table");
-    table.replaceChildren();
-    const render = RENDER[d.renderer] || renderGeneric;
-    render(table, view(), d, state.pos === total, KIT);
+    window.TableDraw.draw($("rv-table"), view(), d, state.pos === total, state.seat);
     $("rv-raw").textContent = JSON.stringify(raw(), null, 1);
     markMove();
     const link = anchor(state.game, state.pos), now = window.location.hash;
@@ -282,63 +279,6 @@
   }
 
   function toggle() { if (state.timer === null) play(); else stop(); }
-
-  /* Renderers: (container, observation, frames, over, kit); the shared pieces first. */
-
-  function seatBox(d, seat, v, extra) {
-    const box = el("div", "seat-box");
-    if (v.to_act === seat || (Array.isArray(v.to_act) && v.to_act.includes(seat))) box.classList.add("acting");
-    if (String(seat) === state.seat) box.classList.add("viewer-seat");
-    box.append(el("h3", "", seatName(seat)));
-    if (extra) box.append(extra);
-    return box;
-  }
-
-  function line(label, value) {
-    const p = el("p", "line");
-    p.append(el("span", "label", label + " "), value instanceof Node ? value : String(value));
-    return p;
-  }
-
-  /* The generic renderer: any game readably, from its observation and its private keys. */
-
-  const CARD_TEXT = /^([2-9TJQKA][cdhsx]|JK)$/;
-
-  function isCards(value) {
-    return Array.isArray(value) && value.length > 0 &&
-      value.every((c) => typeof c === "string" && CARD_TEXT.test(c));
-  }
-
-  function shown(value) {
-    if (typeof value === "string" && CARD_TEXT.test(value)) return row([value]);
-    if (isCards(value)) return row(value);
-    if (value === null || typeof value !== "object") return String(value);
-    return el("code", "", JSON.stringify(value));
-  }
-
-  function renderGeneric(table, v, d) {
-    const secret = d.private_keys || [];
-    const grid = el("div", "seats");
-    for (let seat = 0; seat < d.players; seat++) {
-      const box = seatBox(d, seat, v);
-      const own = v.private ? v.private[seat] : (v.seat === seat ? v : null);
-      secret.forEach((key) => {
-        const value = own ? own[key] : null;
-        box.append(line(key, value === null || value === undefined ? backs(1, "hidden from this seat") : shown(value)));
-      });
-      grid.append(box);
-    }
-    table.append(grid);
-    const facts = el("div", "public-facts");
-    Object.keys(v).filter((key) => key !== "private" && !secret.includes(key))
-      .forEach((key) => facts.append(line(key, shown(v[key]))));
-    table.append(facts);
-  }
-
-  /* Each game's own renderer (its package's replay.js, loaded before this script) is in
-     window.ReplayRenderers under its name; the kit is what they draw with. */
-  const RENDER = window.ReplayRenderers || {};
-  const KIT = { el, card, row, backs, action, seatBox, line, seatName };
 
   /* After a choice in a dropdown the keys step again: focus leaves the dropdown. */
   function chosen(apply) {
