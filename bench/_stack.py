@@ -23,7 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 #: What scripts/stack and docker-compose need from this process's environment; the rest
 #: (the test settings: DATABASE_URL, DJANGO_*, JUDGE_*) must not reach the stack.
 PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "DOCKER_HOST", "DEBIAN_MIRROR")
-PORT_SETTINGS = ("WEB_PORT", "STACK_WEB_PORT", "STACK_POSTGRES_PORT", "STACK_REDIS_PORT")
+PORT_SETTINGS = (
+    "WEB_PORT",
+    "STACK_WEB_PORT",
+    "STACK_POSTGRES_PORT",
+    "STACK_REDIS_PORT",
+    "FLOWER_PORT",
+)
 
 
 def free_ports(count: int) -> list[int]:

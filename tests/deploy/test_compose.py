@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +69,9 @@ def test_compose_refuses_to_start_without_a_secret_key() -> None:
 
 
 def test_it_runs_web_workers_beat_redis_and_postgres(config: dict[str, Any]) -> None:
-    assert set(config["services"]) == {"migrate", "proxy", *APP_SERVICES, "redis", "postgres"}
+    assert set(config["services"]) == {
+        "migrate", "proxy", *APP_SERVICES, "redis", "postgres", "flower",
+    }  # fmt: skip
     assert config["services"]["redis"]["image"].startswith("redis:")
     assert config["services"]["postgres"]["image"].startswith("postgres:")
     assert "gunicorn" in config["services"]["web"]["command"]
@@ -143,3 +147,30 @@ def test_only_the_buffering_proxy_is_published_in_front_of_web(config: dict[str,
     assert "ports" not in web
     assert "--config=python:tournaments.config.webserver" in web["command"]
     assert web["environment"]["DJANGO_TRUSTED_PROXIES"] == "1"
+
+
+def test_the_monitor_is_optional_on_loopback_and_behind_a_password(config: dict[str, Any]) -> None:
+    flower = config["services"]["flower"]
+    assert flower["profiles"] == ["monitor"]  # only when asked for
+    assert flower["command"][-1].startswith('case "$${FLOWER_BASIC_AUTH}" in ?*:?*) ;;')
+    assert '--basic-auth="$${FLOWER_BASIC_AUTH}"' in flower["command"][-1]
+    assert [str(port).split(":")[:2] for port in flower["ports"]] == [["127.0.0.1", "5555"]]
+    assert ("media", "/app/var/media") not in mounts(flower)
+
+
+def test_the_proxy_waits_for_the_web_servers_liveness_not_for_a_worker(
+    config: dict[str, Any], live_server: Any
+) -> None:
+    assert config["services"]["proxy"]["depends_on"]["web"]["condition"] == "service_healthy"
+    probe = config["services"]["web"]["healthcheck"]["test"]
+    assert probe[:3] == ["CMD", "python", "-c"] and "/health?live" in probe[3]
+    # The probe itself, against a live server and a closed port: 0 when it answers 200.
+    env = {**os.environ, "DJANGO_ALLOWED_HOSTS": "localhost,example.org"}
+    served = probe[3].replace("127.0.0.1:8000", live_server.url.removeprefix("http://"))
+    done = subprocess.run([sys.executable, "-c", served], env=env, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        closed = probe[3].replace("127.0.0.1:8000", f"127.0.0.1:{held.getsockname()[1]}")
+        done = subprocess.run([sys.executable, "-c", closed], env=env, capture_output=True)
+    assert done.returncode != 0

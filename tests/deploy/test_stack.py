@@ -35,6 +35,7 @@ SETTINGS = {
     "REAPER_INTERVAL_SECONDS": "5",
     "WEB_WORKERS": "2",
     "TABLE_SLOTS": "2",
+    "FLOWER_BASIC_AUTH": "monitor:a-test-password-44",
 }
 #: Each match of a tournament: id, status, attempt, the worker (Celery node:process).
 MATCHES = "SELECT id, status, attempt, worker FROM tournaments_match WHERE tournament_id = %s"
@@ -189,3 +190,44 @@ def node_of(container: str) -> str:
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     return done.stdout.strip()
+
+
+def test_the_optional_monitor_sees_the_workers_behind_its_password(stack: Stack) -> None:
+    """Flower, compose's "monitor" profile: not started with the stack, then started on
+    request, on loopback, answering only with its password, listing the running workers."""
+    assert labelled(stack, "flower") == []  # not started by default
+    stack.compose("--profile", "monitor", "up", "-d", "--no-deps", "flower")
+    url = f"http://127.0.0.1:{stack.settings['FLOWER_PORT']}"
+    user, password = SETTINGS["FLOWER_BASIC_AUTH"].split(":")
+    running = labelled(stack, "worker")  # the one the test above killed may be gone
+    assert len(running) >= WORKERS - 1
+    nodes = {node_of(container) for container in running}
+    listed: dict[str, Any] = {}
+
+    def lists_the_workers() -> bool:
+        try:
+            answer = requests.get(f"{url}/api/workers?refresh=1", auth=(user, password), timeout=30)
+        except requests.ConnectionError:
+            return False  # not listening yet
+        assert answer.status_code == 200, answer.text
+        listed.update(answer.json())
+        return nodes <= set(listed)
+
+    wait_for(lists_the_workers, 180, "Flower to list the running workers")
+    assert len(labelled(stack, "flower")) == 1
+    assert all(listed[node].get("stats") for node in nodes), listed
+    for auth in (None, (user, "a wrong password")):
+        refused = requests.get(f"{url}/api/workers", auth=auth, timeout=30)
+        assert refused.status_code == 401
+        assert "worker-" not in refused.text
+
+
+def labelled(stack: Stack, service: str) -> list[str]:
+    """The running containers of one of the stack's services, by compose's labels (whatever
+    profiles compose is asked with)."""
+    done = subprocess.run(
+        ["docker", "ps", "-q", "--filter", f"label=com.docker.compose.project={stack.project}",
+         "--filter", f"label=com.docker.compose.service={service}"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout.split()

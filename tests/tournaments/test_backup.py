@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from tests.tournaments.conftest import CRASHER, Workers, first_legal, uploaded, 
 from tests.tournaments.gunicorn_server import gunicorn
 from tournaments.competitions import competition_actions
 from tournaments.models import Match, Rating, Replay, Tournament
+from tournaments.play import backups
 from tournaments.rating.stored import field_view
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -198,3 +200,23 @@ def test_pg_dump_and_pg_restore_run_by_a_command_of_the_operators(
     with psycopg.connect(database_url(fresh_database)) as db:
         names = db.execute("SELECT name FROM tournaments_bot").fetchall()
     assert names == [("kept",)]
+
+
+def test_unpacked_media_takes_the_media_folders_owner(tmp_path: Path, settings: object) -> None:
+    """Run as root (scripts/stack restore, into a volume the app's user owns), what is
+    unpacked is the media folder's owner's, so that the web can write frames beside it."""
+    assert os.geteuid() == 0, "this test runs as root, as scripts/stack restore does"
+    source = tmp_path / "source"
+    (source / "replays" / "000001").mkdir(parents=True)
+    (source / "replays" / "000001" / "1.json.gz").write_bytes(b"\x1f\x8b replay")
+    packed = tmp_path / "media.tar"
+    with tarfile.open(packed, "w") as tar:
+        tar.add(source / "replays", arcname="replays")
+    media = tmp_path / "media"
+    media.mkdir()
+    os.chown(media, 10001, 10002)
+    settings.MEDIA_ROOT = media  # type: ignore[attr-defined]
+    backups.unpack_media(packed)
+    unpacked = [media / "replays", media / "replays" / "000001", media / "replays/000001/1.json.gz"]
+    assert [(p.stat().st_uid, p.stat().st_gid) for p in unpacked] == [(10001, 10002)] * 3
+    assert unpacked[2].read_bytes() == b"\x1f\x8b replay"

@@ -98,6 +98,12 @@ def test_without_an_engine_here_the_live_workers_tell(
         503,
         {"ok": False, "reason": "no engine here, and no live worker to ask (start a worker)"},
     )
+    # Liveness asks only this process and its database: no worker needed.
+    live = staff_client.get("/health?live")
+    assert (live.status_code, json.loads(live.content)) == (
+        200,
+        {"ok": True, "database": {"ok": True, "reason": "postgresql answers"}},
+    )
     dispatch.announce("blind@host", 2, [])  # its engine answers no image: it runs nothing
     status, body = read(staff_client)
     assert status == 503 and "1 workers say none" in body["engine"]["reason"]  # type: ignore[index]
@@ -135,3 +141,10 @@ def test_a_real_server_whose_database_and_broker_are_gone_says_so(
                 assert str(closed_port) in body["broker"]["reason"]
             else:
                 assert body["database"] == {"ok": False}
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", "/health?live")
+        answer = conn.getresponse()
+        assert (answer.status, json.loads(answer.read())) == (
+            503,
+            {"ok": False, "database": {"ok": False}},
+        )

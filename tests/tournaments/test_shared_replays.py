@@ -6,12 +6,7 @@ frames from there (docs/deploy.md, "Workers on several machines")."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,84 +15,17 @@ from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import Workers, first_legal, wait_for
+from tests.tournaments.sftp_server import Store, sftp_server
 from tournaments.competitions import competition_actions
 from tournaments.models import Match, Replay, Tournament
 
 GAME = "oceans11"
-SFTP = "storages.backends.sftpstorage.SFTPStorage"
-
-
-@dataclass(frozen=True)
-class Store:
-    """An SFTP server's address, its folder, and what a client needs to reach it."""
-
-    port: int
-    root: Path
-    key: Path
-    known_hosts: Path
-
-    def env(self) -> dict[str, str]:
-        return {
-            "REPLAY_STORAGE": SFTP,
-            "SFTP_STORAGE_HOST": "127.0.0.1",
-            "SFTP_STORAGE_PORT": str(self.port),
-            "SFTP_STORAGE_USER": "root",
-            "SFTP_STORAGE_KEY_FILE": str(self.key),
-            "SFTP_STORAGE_ROOT": str(self.root),
-            "SFTP_KNOWN_HOST_FILE": str(self.known_hosts),
-        }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture
 def sftp_store(tmp_path: Path) -> Iterator[Store]:
-    """sshd on 127.0.0.1 with a host key and a client key made now, SFTP only; stopped
-    by its PID."""
-    folder = tmp_path / "sshd"
-    folder.mkdir(mode=0o700)
-    for name in ("host", "client"):
-        subprocess.run(
-            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(folder / name)], check=True
-        )
-    (folder / "authorized_keys").write_text((folder / "client.pub").read_text())
-    port = free_port()
-    host_key = (folder / "host.pub").read_text().split()
-    (folder / "known_hosts").write_text(f"[127.0.0.1]:{port} {host_key[0]} {host_key[1]}\n")
-    root = tmp_path / "replay-store"
-    root.mkdir()
-    config = folder / "sshd_config"
-    config.write_text(
-        f"Port {port}\nListenAddress 127.0.0.1\nHostKey {folder / 'host'}\n"
-        f"AuthorizedKeysFile {folder / 'authorized_keys'}\nPidFile {folder / 'sshd.pid'}\n"
-        "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
-        "PermitRootLogin prohibit-password\nStrictModes no\nForceCommand internal-sftp\n"
-        "Subsystem sftp internal-sftp\nAllowTcpForwarding no\nX11Forwarding no\n"
-    )
-    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation
-    log = open(folder / "sshd.log", "wb")  # noqa: SIM115
-    server = subprocess.Popen(
-        ["/usr/sbin/sshd", "-D", "-e", "-f", str(config)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    wait_for(lambda: listening(port) or server.poll() is not None, 30, "sshd to listen")
-    assert server.poll() is None, (folder / "sshd.log").read_text()
-    yield Store(port, root, folder / "client", folder / "known_hosts")
-    os.killpg(server.pid, signal.SIGTERM)
-    server.wait(timeout=30)
-    log.close()
-
-
-def listening(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
+    with sftp_server(tmp_path) as store:
+        yield store
 
 
 def files(folder: Path) -> list[Path]:

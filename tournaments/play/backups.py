@@ -293,7 +293,14 @@ def restore(folder: Path, jobs: int = 2) -> tuple[dict[str, int], Timed]:
 
 
 def unpack_media(source: Path) -> None:
+    """The media files into MEDIA_ROOT. Run as root, every unpacked file and folder gets
+    the media folder's owner: a stack's volume is its app user's (scripts/stack restore
+    unpacks it from the host as root), and the web writes the viewer's frames there."""
     root = Path(settings.MEDIA_ROOT)
     root.mkdir(parents=True, exist_ok=True)
     with tarfile.open(source) as tar:
         tar.extractall(root, filter="data")  # no links out, no absolute names
+    owner = root.stat()
+    if os.geteuid() == 0 and (owner.st_uid, owner.st_gid) != (0, 0):
+        for path in root.rglob("*"):
+            os.lchown(path, owner.st_uid, owner.st_gid)

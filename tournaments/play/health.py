@@ -98,6 +98,14 @@ def report() -> dict[str, Part]:
     return {"broker": broker(), "database": database(), "engine": engine()}
 
 
+def liveness() -> dict[str, Part]:
+    """Whether this web process can serve pages: it answers, and its database does. No
+    broker and no worker: a container orchestrator restarts or holds back a server that
+    fails this (compose's web healthcheck, which the proxy waits on), and neither a broker
+    outage nor a stack whose workers are still starting is cured by that."""
+    return {"database": database()}
+
+
 def as_json(parts: dict[str, Part], reasons: bool) -> dict[str, object]:
     """The answer's body: ``ok`` overall and per part; the reasons only when asked (they
     name hosts and ports)."""

@@ -9,7 +9,8 @@ share; a token works wherever the site does.
 
 /health answers anyone with 200 when the broker, the database and the Docker engine all
 answer, else 503, and which part fails; the reasons (they name hosts and ports) only to
-the readers of /metrics.
+the readers of /metrics. /health?live asks only whether this process serves and its
+database answers (the liveness a container's health check wants: no worker needed).
 """
 
 from __future__ import annotations
@@ -55,6 +56,6 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
 @require_GET
 @never_cache
 def health_view(request: HttpRequest) -> JsonResponse:
-    parts = health.report()
+    parts = health.liveness() if "live" in request.GET else health.report()
     body = health.as_json(parts, reasons=may_read(request))
     return JsonResponse(body, status=200 if body["ok"] else 503)
