@@ -55,17 +55,17 @@ SUPERVISOR_LABEL: Final = "cardjudge.supervisor"
 
 
 def reused_settings(
-    settings: dict[str, Any], runtime: Runtime, *, zygote: bool = False
+    settings: dict[str, Any], runtime: Runtime, *, zygote: tuple[str, ...] = ()
 ) -> dict[str, Any]:
     """What a reused container changes in a bot container's settings (``sandbox.reuse``):
     the supervisor is PID 1 (in place of docker-init; it may also kill the bot's
     processes) and runs the bot as ``BOT_UID`` on each seating's FIFOs; what would outlive
     a seating's processes is closed (SysV IPC and POSIX message queues cannot be made; IP
     sockets, whose network counters persist, are refused; the cgroup's counters are
-    hidden under an empty /sys/fs/cgroup). ``zygote``: the runtime's bots are forked from a
-    zygote (``Runtime.zygote``'s modules imported once), where it has one."""
+    hidden under an empty /sys/fs/cgroup). ``zygote``: the modules of a zygote the bots are
+    forked from (``Runtime.zygote_modules``); (): none, each bot is exec'd."""
     source = SUPERVISOR.read_text()
-    forked = [f"--zygote={','.join(runtime.zygote)}"] if zygote and runtime.zygote else []
+    forked = [f"--zygote={','.join(zygote)}"] if zygote else []
     return {
         **settings,
         "init": False,

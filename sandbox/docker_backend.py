@@ -104,7 +104,7 @@ BOTS_CGROUP: Final = "cardjudge-bots"
 BOT_SHARES: Final = 4096
 #: Whether reused containers fork Python bots from a zygote unless JUDGE_SANDBOX_ZYGOTE
 #: says otherwise (docs/sandbox.md, "A zygote per container").
-ZYGOTE_DEFAULT: Final = False
+ZYGOTE_DEFAULT: Final = True
 
 
 def bot_shares_from_env() -> int:
@@ -477,8 +477,9 @@ class DockerBackend:
         try:
             seat.put_code(archive)
             settings = self._settings(runtime, label, limits, env or {}, seat, code_in_seat=True)
+            forked = runtime.zygote_modules(archive) if self.zygote else ()
             container = self.client.containers.create(
-                **(reused_settings(settings, runtime, zygote=self.zygote) if reused else settings)
+                **(reused_settings(settings, runtime, zygote=forked) if reused else settings)
             )
         except BaseException as error:
             if container is not None:

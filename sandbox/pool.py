@@ -128,6 +128,11 @@ class ContainerPool:
         with self._lock:
             return len(self._idle)
 
+    def containers(self) -> list[ReusedSeat]:
+        """The idle containers (a bench reads their CPU seconds)."""
+        with self._lock:
+            return [seat for _, _, seat in self._idle.values()]
+
     def sweep(self) -> None:
         """End the idle containers that idled too long or are too old."""
         now = time.monotonic()

@@ -86,6 +86,11 @@ class ReusedSeat:
         self._cpu = cpu
         self._clock: threading.Timer | None = None
 
+    def cpu_seconds(self) -> float | None:
+        """The container's CPU seconds so far (every process of it, the supervisor's and
+        the zygote's included), where the backend counts them; else None."""
+        return self._cpu() if self._cpu is not None else None
+
     def greeted(self) -> None:
         """Wait for the supervisor's hello, then unlink the control FIFOs."""
         self._expect("hello")

@@ -38,7 +38,7 @@ start is mostly its interpreter's (numpy's import alone costs about 0.2 s of CPU
 at every seating. So the supervisor starts, once per container, a zygote: this same
 source run as ``python3 -c SOURCE --as-zygote UID ENTRY MODULES`` with the container's
 environment, which imports MODULES and then only forks on request. Each seating's bot is
-forked from it (twice: the bot's parent is PID 1, as for an exec'd bot), and the child
+forked from it (its parent is then the zygote, not PID 1), and the child
 gives itself the clean state above, becomes the bot's user, opens the seating's FIFOs
 and only then runs ENTRY as ``__main__``, in a fresh interpreter state: its own
 ``sys.argv``, ``sys.path``, standard streams, environment and random state (``random``
@@ -192,6 +192,12 @@ def as_bot(start: Start, job: Callable[[], str]) -> str:
     return "" if os.waitstatus_to_exitcode(status) == 0 else "/tmp is not empty"
 
 
+def empty_tmp_as_bot(start: Start) -> str:
+    """Empty /tmp (``empty_tmp``, as the bot's user), if the bot left anything there: the
+    listing of /tmp itself (mode 1777) is ours to read."""
+    return as_bot(start, empty_tmp) if os.listdir(TMP) else ""
+
+
 def reset_tmp_times(start: Start) -> str:
     """Put /tmp's access and change times back to the container's start (its owner, this
     process, may set them; its ctime becomes the clean's, which no bot chooses)."""
@@ -202,7 +208,7 @@ def reset_tmp_times(start: Start) -> str:
 def clean(start: Start, zygote: Zygote | None = None) -> str:
     keep = zygote.keep() if zygote is not None else frozenset()
     try:
-        return kill_all(keep) or as_bot(start, empty_tmp) or reset_tmp_times(start)
+        return kill_all(keep) or empty_tmp_as_bot(start) or reset_tmp_times(start)
     except (OSError, RecursionError) as error:
         return f"{type(error).__name__}: {error}"
 
@@ -446,23 +452,14 @@ def zygote_main(bot_uid: int, entry: str, modules: str) -> None:
 
 def fork_bot() -> bool:
     """In the zygote, True after forking a bot; in the bot's process, False. Forked
-    twice, so that the bot's parent is PID 1 (it reaps it), as an exec'd bot's."""
-    if os.fork():
-        return True
-    try:
-        if os.fork():
-            os._exit(0)
-        while os.getppid() != 1:  # the middle one is ending: the bot is PID 1's from now
-            time.sleep(0.0002)
-    except BaseException:
-        os._exit(127)
-    return False
+    once: its parent is the zygote (another user, out of its reach), which the kernel
+    reaps it for; forking twice, to give it PID 1 as its parent, cost 4 ms a seating."""
+    return bool(os.fork())
 
 
 def run_bot(start: Start, entry: str, name: str, env: dict[str, str], path: list[str]) -> None:
     """Give this new process the bot's clean state, become the bot, run ``/bot/ENTRY``
-    as ``python3 ENTRY`` would. Its exit is the interpreter's (threads joined, atexit
-    handlers run, streams flushed)."""
+    as ``python3 ENTRY`` would, and end (``finish``)."""
     try:
         reset(start)
         LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after an exec: its own user's process
@@ -490,14 +487,44 @@ def run_bot(start: Start, entry: str, name: str, env: dict[str, str], path: list
         os._exit(127)
     try:
         exec(code, module.__dict__)
-    except SystemExit:
-        raise
+        status = 0
+    except SystemExit as done:
+        status = exit_status(done.code)
     except BaseException as error:  # as the interpreter prints it, without our frames
         import traceback
 
         trace = error.__traceback__
         traceback.print_exception(type(error), error, trace and trace.tb_next)
-        sys.exit(1)
+        status = 1
+    finish(status)
+
+
+def exit_status(code: object) -> int:
+    """The status ``sys.exit(code)`` ends an interpreter with (a text is printed)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def finish(status: int) -> None:
+    """End as the interpreter ends a program: its other threads joined, its atexit
+    handlers run, its output flushed; but not by tearing down every module and object
+    the zygote gave it (that touches, so copies, every page of them: the most costly
+    part of a forked bot's life)."""
+    import atexit
+    import threading
+
+    with contextlib.suppress(BaseException):
+        threading._shutdown()  # type: ignore[attr-defined]  # what Py_Finalize calls
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    os._exit(status)
 
 
 def fresh_streams() -> None:
@@ -528,8 +555,9 @@ def reseed() -> None:
 
     random.seed()
     numpy_random: Any = sys.modules.get("numpy.random")
-    if numpy_random is not None:
-        numpy_random.seed()
+    if numpy_random is not None:  # its global MT19937, from the kernel's entropy:
+        key = sys.modules["numpy"].frombuffer(os.urandom(624 * 4), dtype="uint32")
+        numpy_random.set_state(("MT19937", key, 624))  # 1.5 ms less than seed()
 
 
 def bot_module(entry: str) -> tuple[Any, Any]:

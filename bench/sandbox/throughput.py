@@ -31,23 +31,38 @@ match's containers are gone included). Goals: warm and reuse >= 0.7x local with
 start/stop <= 25%; pool >= 0.9x local. The machine's load average is printed too (the
 figures move with it).
 
+``--cpu N`` measures instead what issue 45 asks of a match of fast bots: the CPU of N
+duplicate Big Two matches of four starter bots (``starters/python``: numpy, an instant
+random choice), one deal each (four rotations), in interleaved rounds: the worker
+process's CPU and the bots' (the pooled containers' cgroups, every process in them; a
+local bot's own), against the engine alone playing as many random deals in-process
+(the baseline, same run). Modes: local processes, the pool with each seating's bot forked
+from its container's zygote, the pool with each exec'd. Goal: the pool with the zygote
+at most 20x the engine alone.
+
 Run: ``python -m bench.sandbox.throughput [--rounds R] [--games G] [--bot-shares N]
-[--load N] [--modes "docker pool,..."]`` (about 12 minutes for every mode at the default 4
-rounds on a busy machine; ``--modes "docker pool" --load 4`` about 6).
+[--load N] [--modes "docker pool,..."] [--cpu N]`` (about 12 minutes for every mode at
+the default 4 rounds on a busy machine; ``--modes "docker pool" --load 4`` about 6;
+``--cpu 3`` about 2).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import random
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.games.bigtwo import BigTwo
 from sandbox.backend import Backend
 from sandbox.docker_backend import DockerBackend
 from sandbox.local import LocalBackend, NotASandboxWarning
@@ -57,6 +72,10 @@ GAMES = (("oceans11", 2), ("bigtwo", 4), ("fifteen35", 6))
 MODES = ("local", "docker fresh", "docker warm", "docker reuse", "docker pool")
 #: A host process that spins until killed (``--load``).
 SPIN = [sys.executable, "-c", "while True: pass"]
+#: The instant Python bot of ``--cpu``: the starter every author begins from.
+STARTER = Path(__file__).resolve().parents[2] / "starters" / "python" / "main.py"
+#: ``--cpu``'s match: duplicate Big Two, 4 seats, one deal: 4 rotations, 16 seatings.
+CPU_SEATS = 4
 
 
 @dataclass
@@ -165,6 +184,12 @@ def main() -> None:
         help=f"comma-separated, local always included (default: {','.join(MODES)})",
     )
     parser.add_argument(
+        "--cpu",
+        type=int,
+        default=0,
+        help="measure the CPU of N Big Two matches of starter bots against the engine instead",
+    )
+    parser.add_argument(
         "--load",
         type=int,
         default=0,
@@ -174,7 +199,10 @@ def main() -> None:
     modes = ["local", *[m for m in args.modes.split(",") if m in MODES and m != "local"]]
     spinners = [subprocess.Popen(SPIN) for _ in range(args.load)]
     try:
-        run(args, modes)
+        if args.cpu:
+            run_cpu(args.cpu, args.bot_shares)
+        else:
+            run(args, modes)
     finally:
         for spinner in spinners:
             spinner.kill()
@@ -202,6 +230,112 @@ def run(args: argparse.Namespace, modes: list[str]) -> None:
         measure(args.rounds, args.games, backends)
         print(f"pool: {docker.pool.hits} containers taken from it, {docker.pool.misses} started")
         docker.pool.close()
+        print(f"load average at end: {load()}")
+
+
+def starter_plan(seed: int, instance: str) -> runner.MatchPlan:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("main.py", STARTER.read_text())
+    code = buffer.getvalue()
+    seats = [runner.SeatPlan(f"starter{i}", "starter", code=code) for i in range(CPU_SEATS)]
+    return runner.MatchPlan(
+        match_id=seed,
+        game="bigtwo",
+        variant="",
+        options={},
+        seed=seed,
+        games=1,
+        duplicate=True,
+        time_control={"startup_s": 30.0, "move_s": 5.0, "bank_s": 30.0},
+        limits={},
+        seats=seats,
+        instance=instance,
+    )
+
+
+def engine_cpu(deals: int) -> float:
+    """CPU seconds of the engine alone playing ``deals`` random 4-player deals."""
+    rnd = random.Random(deals)
+    began = time.process_time()
+    for seed in range(deals):
+        game = BigTwo(seed=seed, players=CPU_SEATS)
+        while not game.is_over():
+            seat = game.to_act()[0]
+            game.apply(seat, rnd.choice(game.legal_actions(seat)))
+    return time.process_time() - began
+
+
+def bots_cpu(backend: Backend) -> dict[int, float]:
+    """The CPU seconds of each of the pool's idle containers, or of the local bots."""
+    if isinstance(backend, DockerBackend):
+        return {id(c): c.cpu_seconds() or 0.0 for c in backend.pool.containers()}
+    return {
+        0: resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+        + resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime
+    }
+
+
+def cpu_of_match(
+    plan: runner.MatchPlan, backend: Backend, lifecycle: runner.Lifecycle
+) -> tuple[float, float]:
+    """The worker's and the bots' CPU seconds for one match (every container back in the
+    pool at its end; one the match started counts whole)."""
+    before, worker = bots_cpu(backend), time.process_time()
+    play_one(plan, backend, lifecycle)
+    worker = time.process_time() - worker
+    after = bots_cpu(backend)
+    return worker, sum(value - before.get(key, 0.0) for key, value in after.items())
+
+
+def run_cpu(matches: int, bot_shares: int | None) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotASandboxWarning)
+        local = LocalBackend()
+    with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
+        Path(folder).chmod(0o711)  # reachable by a remapping engine (docs/deploy.md)
+        pipes = Path(folder) / "pipes"
+        modes: dict[str, tuple[Backend, runner.Lifecycle]] = {
+            "local": (local, "fresh"),
+            "pool, zygote": (
+                DockerBackend(pipe_root=pipes, bot_shares=bot_shares, zygote=True),
+                "pool",
+            ),
+            "pool, exec": (
+                DockerBackend(pipe_root=pipes, bot_shares=bot_shares, zygote=False, clean=False),
+                "pool",
+            ),
+        }
+        print(f"load average at start: {load()}")
+        instance = f"bench-cpu-{os.getpid()}"
+        for backend, lifecycle in modes.values():  # warm-up: fills the pool
+            play_one(starter_plan(1, instance), backend, lifecycle)
+        spent = {mode: [0.0, 0.0] for mode in modes}
+        for round_ in range(matches):
+            for mode, (backend, lifecycle) in modes.items():
+                worker, bots = cpu_of_match(
+                    starter_plan(100 + round_, instance), backend, lifecycle
+                )
+                spent[mode][0] += worker
+                spent[mode][1] += bots
+        engine = engine_cpu(CPU_SEATS * matches) / matches
+        print(
+            f"CPU per duplicate Big Two match of {CPU_SEATS} starter bots ({CPU_SEATS} deals), "
+            f"{matches} matches per mode:"
+        )
+        print(f"  {'engine alone':<14} {1000 * engine:8.1f} ms")
+        for mode, (worker, bots) in spent.items():
+            total = (worker + bots) / matches
+            print(
+                f"  {mode:<14} {1000 * total:8.1f} ms (worker {1000 * worker / matches:.0f}, "
+                f"bots {1000 * bots / matches:.0f})  ratio to the engine {total / engine:6.1f}x"
+            )
+        ratio = sum(spent["pool, zygote"]) / matches / engine
+        verdict = "met" if ratio <= 20 else "MISSED"
+        print(f"  goal pool with the zygote <= 20x the engine alone: {verdict} ({ratio:.1f}x)")
+        for backend, _ in modes.values():
+            if isinstance(backend, DockerBackend):
+                backend.pool.close()
         print(f"load average at end: {load()}")
 
 

@@ -44,11 +44,13 @@ def within(seconds: float, done: Callable[[], bool]) -> bool:
 
 
 def processes(container_id: str) -> int:
-    """How many processes run in the container (0 once it is gone)."""
+    """How many processes run in the container but a Python container's zygote (the
+    container's, started again if killed: ``sandbox.supervisor``); 0 once it is gone."""
     found = harness.client().api.containers(all=True, filters={"id": container_id})
     if not found or found[0]["State"] != "running":
         return 0
-    return len(harness.client().api.top(container_id)["Processes"] or [])
+    rows = harness.client().api.top(container_id, ps_args="-o pid,comm")["Processes"] or []
+    return len([row for row in rows if row[-1] != "zygote"])
 
 
 def assert_refused_and_spinning(report: dict[str, object]) -> None:

@@ -7,6 +7,8 @@ import sys
 import time
 
 report = {"ppid": os.getppid()}
+with open(f"/proc/{os.getppid()}/comm") as comm:
+    report["parent"] = comm.read().strip()
 for name, pid, sig in (
     ("host", int(os.environ["HOST_PID"]), signal.SIGKILL),
     ("pid1_kill", 1, signal.SIGKILL),
