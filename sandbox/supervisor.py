@@ -474,8 +474,7 @@ def run_bot(start: Start, entry: str, name: str, env: dict[str, str], path: list
             os.close(opened)
         fresh_streams()
         os.environ.clear()
-        os.environ.update(env)
-        os.environ["PWD"] = CODE  # what the shell of an exec'd bot sets
+        os.environ.update({**env, "PWD": CODE})  # PWD: what an exec'd bot's shell sets
         reseed()
         code, module = bot_module(entry)
         sys.argv[:] = [entry]
