@@ -42,7 +42,7 @@ from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
 from tournaments.play import dispatch
 from tournaments.rating.model.skill import START_DEVIATION, interval
 from tournaments.rating.stored import field_view
-from tournaments.web import charts, docs, head_to_head, stats
+from tournaments.web import charts, docs, duel_views, head_to_head, stats
 from tournaments.web.fault_lines import fault_line
 from tournaments.web.forms import UploadForm
 from tournaments.web.keyset import requested_key
@@ -198,6 +198,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             .values("match_id", "index", "log")
         )
         context["code"] = code_files(listed[0]) if listed else []
+        context["duel_form"] = None if bot.retired else duel_views.duel_form(bot)  # issue 46
     return render(request, "web/bot.html", context)
 
 

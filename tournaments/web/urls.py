@@ -92,6 +92,7 @@ urlpatterns = [
     path("matches/<int:match_id>/live/", table_views.live, name="live_feed"),
     path("now-playing/<str:game>/", live_views.now_playing, name="now_playing"),
     path("duels/", duel_views.duel_list, name="duels"),
+    path("bots/<int:bot_id>/duel/", duel_views.duel_new, name="duel_new"),
     path("duels/<int:duel_id>/", duel_views.duel_page, name="duel"),
     path("duels/<int:duel_id>/cancel/", duel_views.duel_cancel, name="duel_cancel"),
 ]
