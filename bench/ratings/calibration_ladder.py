@@ -150,15 +150,29 @@ def linked_tables(
     setting: Setting, league: League, rng: random.Random
 ) -> Iterator[tuple[int, ...]]:
     """The ladder's matchmaking exploring, as the ladder now runs it (``explore``: each
-    player's rating drawn from its interval before the tables are chosen)."""
+    player's rating drawn from its interval before the tables are chosen), on the one
+    rating: the field pass's view (``League.pass_field``), passed again after every
+    ``pass_tables`` tables (about one match per bot: the service passes every few
+    minutes while rated matches come)."""
+    since = 0
     while True:
+        if since >= pass_tables(setting):
+            league.pass_field()
+            since = 0
         players = league.players()
         picks = matchmaking.choose(
             players, setting.seats, SLOTS, units=1, met=league.met, explore=rng
         )
         if not picks:
             return
+        since += len(picks)
         yield from (tuple(p.key for p in pick.seats) for pick in picks)
+
+
+def pass_tables(setting: Setting) -> int:
+    """Tables between two field passes of a site: about one match per bot, at least one
+    batch of the ladder's tables."""
+    return max(SLOTS, setting.bots // setting.seats)
 
 
 def tables(setting: Setting, league: League, rng: random.Random) -> Iterator[tuple[int, ...]]:

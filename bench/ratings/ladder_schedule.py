@@ -50,8 +50,15 @@ from bench.ratings.calibration import SHAPES, Shape  # noqa: E402
 from tournaments.competitions import ladder, matchmaking  # noqa: E402
 from tournaments.competitions.schedule import schedule  # noqa: E402
 from tournaments.models import Rating  # noqa: E402
-from tournaments.rating.model import global_rating, linear, tournament_fit  # noqa: E402
+from tournaments.rating.model import (  # noqa: E402
+    field_deviations,
+    field_dispersion,
+    global_rating,
+    linear,
+    tournament_fit,
+)
 from tournaments.rating.model.units import match_units  # noqa: E402
+from tournaments.rating.stored import field_view  # noqa: E402
 
 #: One-sided 90%: the estimated difference must be this many standard errors.
 Z90 = 1.2815515655446004
@@ -90,6 +97,9 @@ class League:
     games: int = 0
     own: dict[int, int] = field(default_factory=dict)
     met: Counter[tuple[int, int]] = field(default_factory=Counter)
+    #: The field pass's view (bot -> rating, joint deviation) as of the last pass
+    #: (``pass_field``): what the ladder reads where a bot has one, as the service does.
+    view: dict[int, tuple[float, float]] = field(default_factory=dict)
 
     def play(self, cell: Cell, table: Sequence[int], rng: random.Random) -> None:
         """One duplicate-deal match at ``table``, rated as the service rates it."""
@@ -112,15 +122,28 @@ class League:
         self.games += len(result["games"])
 
     def players(self) -> list[matchmaking.Player[int]]:
-        """The ladder's view, through the service's own ``uncertainty``."""
+        """The ladder's view, through the service's own ``uncertainty``: each bot's one
+        rating (``field_view.Standing``: the last pass's view, else its stored own)."""
         found = []
         for bot in self.skills:
             played = self.matches.get(bot, 0)
             row = Rating(matches=played)
             row.set_skill(self.skills_now.get(bot, global_rating.Skill()))
-            sigma = ladder.uncertainty(row if played else None, played)
-            found.append(matchmaking.Player(bot, row.elo, sigma, played))
+            elo, deviation = self.view.get(bot, (row.elo, row.deviation))
+            shown = field_view.Standing.of(elo, deviation, row.units, None)
+            sigma = ladder.uncertainty(shown if played else None, played)
+            found.append(matchmaking.Player(bot, elo, sigma, played))
         return found
+
+    def pass_field(self) -> None:
+        """A field pass as the service runs it (``field_view``): the whole field refitted
+        with the dispersion its units show, every joint deviation against its mean."""
+        rated = {b: s for b, s in self.skills_now.items() if self.matches.get(b)}
+        if not rated:
+            return
+        found = field_dispersion.measured_field(rated, self.units)
+        joint = field_deviations.against_mean(found)
+        self.view = {b: (found.elo[b], joint[b]) for b in found.elo}
 
     def fit(self) -> dict[int, tournament_fit.Fit]:
         return tournament_fit.fit_units(self.units, list(self.skills))

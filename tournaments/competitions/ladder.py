@@ -4,7 +4,9 @@ The entrants of a game's ladder are the latest accepted, unretired version of ea
 bot of that game: a new version replaces the old one at once (the old keeps its matches
 and the bot its rating), a retired bot or version stops. Which tables play next is
 ``tournaments.competitions.matchmaking.choose`` (pure; the rule is in its docstring and in
-docs/ladder.md), fed with each entrant's global rating and its ``uncertainty``.
+docs/ladder.md), fed with each entrant's rating as every page shows it
+(``field_view.standing``: the one rating, the field pass's view where the bot has one) and
+its ``uncertainty``.
 
 The ladder plays in the batch capacity (tournaments.play.dispatch): only in what no waiting
 check, quick match or tournament match gets (and at most LADDER_SLOTS at once, when set);
@@ -38,6 +40,7 @@ from tournaments.competitions.time_control import standard_time_control
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat
 from tournaments.rating.model.global_rating import START_DEVIATION
 from tournaments.rating.model.results import START_ELO
+from tournaments.rating.stored import field_view
 
 #: The deviation of a bot nothing is known about (Elo points): the rating's own start.
 PRIOR_DEVIATION = START_DEVIATION
@@ -47,17 +50,18 @@ ACTIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
 Player = matchmaking.Player[int]  # keyed by bot version id
 
 
-def uncertainty(rating: Rating | None, version_matches: int | None = None) -> float:
+def uncertainty(shown: field_view.Standing | None, version_matches: int | None = None) -> float:
     """The standard deviation (Elo points) of a bot's rating, as the scheduler sees it.
 
-    The global rating's own ``deviation`` (rating.model.global_rating: per comparison unit,
-    from the data). A new version is at least as uncertain as its own count of rated matches
-    says (``stand_in``), so it plays first even when its bot's rating is well known.
+    The deviation every page shows (``field_view.standing``: the field pass's joint one
+    where the bot has one, else its stored own). A new version is at least as uncertain as
+    its own count of rated matches says (``stand_in``), so it plays first even when its
+    bot's rating is well known (and before the next pass widens the one shown).
     """
-    if rating is None:
+    if shown is None:
         return PRIOR_DEVIATION
     own = stand_in(version_matches) if version_matches is not None else 0.0
-    return max(float(rating.deviation), own)
+    return max(float(shown.deviation), own)
 
 
 def stand_in(matches: int) -> float:
@@ -114,15 +118,18 @@ def in_flight() -> int:
 
 
 def players(versions: Sequence[BotVersion]) -> list[Player]:
-    """The scheduler's view of these versions: rating, uncertainty, matches played."""
-    rows = {r.bot_id: r for r in Rating.objects.filter(bot_id__in=[v.bot_id for v in versions])}
+    """The scheduler's view of these versions: the rating and deviation every page shows
+    (``field_view.standing``), and matches played."""
+    found = Rating.objects.filter(bot_id__in=[v.bot_id for v in versions]).select_related("field")
+    rows = {r.bot_id: r for r in found}
     own = later_versions_matches(versions)
     result = []
     for version in versions:
         rating = rows.get(version.bot_id)
-        mu = rating.elo if rating is not None else START_ELO
+        shown = None if rating is None else field_view.standing(rating)
+        mu = shown.elo if shown is not None else START_ELO
         played = own.get(version.pk, rating.matches if rating is not None else 0)
-        sigma = uncertainty(rating, own.get(version.pk))
+        sigma = uncertainty(shown, own.get(version.pk))
         owner = owners.code_owner(version)
         result.append(matchmaking.Player(version.pk, mu, sigma, played, owner))
     return result

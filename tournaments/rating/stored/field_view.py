@@ -11,9 +11,11 @@ The field is refitted with the dispersion the game's recent units show, measured
 the whole field's covariance (``field_dispersion``): the stored per-bot dispersions are
 too small on sparse multi-seat fields and noisy over a bot's few units.
 
-Pages and the API then show ``standing``: the field view where the bot has one, its
-stored rating otherwise (a bot rated after the last pass). The ladder's matchmaking keeps
-reading the stored state, which moves with every result.
+This view is the one rating: the leaderboard, the bot page, the API and the ladder's
+matchmaking all read ``standing`` (the field view where the bot has one: the same figure
+everywhere until the next pass replaces it; a bot no pass has seen yet shows its stored
+own rating, marked "own"). The stored state (``Rating``) is the rating's bookkeeping: it
+moves with every result, feeds the next pass and draws the bot's history chart.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from tournaments.models import FieldPass, FieldRating, Rating
+from tournaments.models import BotVersion, FieldPass, FieldRating, Rating, Seat
 from tournaments.rating.model import field_deviations
 from tournaments.rating.model.skill import interval, is_provisional
 from tournaments.rating.stored import field_store
@@ -38,8 +40,9 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Standing:
-    """The rating a page shows for a bot, with its 95% interval: from the field view
-    (``as_of`` its pass's time) or, without one, the stored rating (``as_of`` None)."""
+    """The one rating of a bot, with its 95% interval: from the field view (``as_of`` its
+    pass's time) or, for a bot no pass has seen yet, the stored rating (``as_of`` None:
+    "own")."""
 
     elo: float
     deviation: float
@@ -48,23 +51,59 @@ class Standing:
     provisional: bool
     as_of: datetime | None
 
+    @classmethod
+    def of(cls, elo: float, deviation: float, units: int, as_of: datetime | None) -> Standing:
+        low, high = interval(elo, deviation)
+        return cls(elo, deviation, low, high, is_provisional(units, deviation), as_of)
+
     @property
     def joint(self) -> bool:
         """Whether the interval is the field's joint one."""
         return self.as_of is not None
 
+    @property
+    def own(self) -> bool:
+        """Whether it is the bot's stored own rating (no field pass has seen the bot yet)."""
+        return self.as_of is None
+
 
 def standing(rating: Rating) -> Standing:
-    """What the pages show for ``rating`` (load it with ``select_related("field")``: a
+    """The one rating of ``rating``'s bot (load it with ``select_related("field")``: a
     rating without a field row costs no further query then)."""
     view: FieldRating | None = getattr(rating, "field", None)
     if view is None:
-        elo, deviation, as_of = rating.elo, rating.deviation, None
-    else:
-        elo, deviation, as_of = view.elo, view.deviation, view.fitted_at
-    low, high = interval(elo, deviation)
-    provisional = is_provisional(rating.units, deviation)
-    return Standing(elo, deviation, low, high, provisional, as_of)
+        return Standing.of(rating.elo, rating.deviation, rating.units, None)
+    return Standing.of(view.elo, view.deviation, rating.units, view.fitted_at)
+
+
+#: A version that has played fewer rated matches than this is "new": its page says why
+#: its bot's interval widened (``new_version``).
+NEW_VERSION_MATCHES = 30
+
+
+@dataclass(frozen=True)
+class NewVersion:
+    """The version a bot's rating follows, when it is not the first and is still new."""
+
+    number: int
+    matches: int  # its rated matches so far (at most NEW_VERSION_MATCHES)
+
+
+def new_version(bot_id: int) -> NewVersion | None:
+    """The bot's latest rated version if it is not its first and has played fewer than
+    NEW_VERSION_MATCHES rated matches: the rating widened at its first rated match (a
+    new program may play better or worse), which a page says. Two indexed queries."""
+    latest = (
+        BotVersion.objects.filter(bot_id=bot_id, ever_rated=True)
+        .order_by("-number")
+        .values_list("id", "number")
+        .first()
+    )
+    if latest is None or latest[1] <= 1:
+        return None
+    seats = Seat.objects.filter(version_id=latest[0], match__status="done", match__rated=True)
+    played = seats.values("match_id")[:NEW_VERSION_MATCHES].count()
+    return NewVersion(latest[1], played) if played < NEW_VERSION_MATCHES else None
 
 
 def mark(game: str) -> tuple[int, int]:
