@@ -519,7 +519,8 @@ class FieldRating(models.Model):
     """A bot's place in its game's field as the last field pass found it
     (tournaments.rating.stored.field_view): the whole field refitted together, ``elo`` its rating
     there and ``deviation`` its joint deviation against the field's mean (docs/ratings.md,
-    "The stored field view"). Pages show it where it exists; the ladder reads ``Rating``."""
+    "The stored field view"). It is the one rating: pages, the API and the ladder's
+    matchmaking read it where it exists (``field_view.standing``)."""
 
     rating = models.OneToOneField(
         Rating, on_delete=models.CASCADE, primary_key=True, related_name="field"

@@ -11,13 +11,15 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import transaction
 from django.test import Client
+from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.tournaments.conftest import first_legal
 from tournaments.bots import bot_actions
 from tournaments.competitions import competition_actions, ladder, matchmaking
-from tournaments.models import Bot, BotVersion, Match, Rating, Seat, bundle_code
+from tournaments.models import Bot, BotVersion, FieldRating, Match, Rating, Seat, bundle_code
 from tournaments.play import dispatch
+from tournaments.rating.stored import field_view
 
 Player = matchmaking.Player[str]
 
@@ -63,9 +65,9 @@ def test_settled_players_play_only_with_unsettled_ones_and_tables_fill_to_their_
     assert "new: 1500 ±350 -> ±" in picks[0].reason()
 
 
-def test_the_deviation_is_the_ratings_own_and_a_new_version_counts_its_own_matches() -> None:
+def test_the_deviation_is_the_one_ratings_and_a_new_version_counts_its_own_matches() -> None:
     assert ladder.uncertainty(None) == ladder.PRIOR_DEVIATION
-    known = Rating(elo=1500, deviation=42.0, matches=200)
+    known = field_view.Standing.of(1500.0, 42.0, units=200, as_of=None)
     assert ladder.uncertainty(known) == 42.0
     assert ladder.uncertainty(known, version_matches=500) == 42.0
     # A new version of a well-known bot is as uncertain as its own few matches say.
@@ -200,6 +202,21 @@ def test_the_plan_command_says_what_would_play_next_and_why(settings: SettingsWr
     assert "oceans11: tables of 2, 3 entrants, 0 playing now" in text
     assert "1. newcomer v1 (1500 ±350 -> ±" in text, text
     assert Match.objects.count() == 0, "planning plays nothing"
+
+
+@pytest.mark.django_db
+def test_the_ladder_reads_the_rating_the_pages_show() -> None:
+    """The field pass's view where a bot has one (the figure the board, the bot page and
+    the API show), its stored own rating where no pass has seen it yet."""
+    passed, fresh = (first_legal("oceans11", name) for name in ("passed", "fresh"))
+    rating = Rating.objects.create(
+        bot=passed.bot, game="oceans11", elo=1700, deviation=40, units=90, matches=80
+    )
+    FieldRating.objects.create(rating=rating, elo=1640.0, deviation=61.0, fitted_at=timezone.now())
+    Rating.objects.create(bot=fresh.bot, game="oceans11", elo=1550, deviation=90, units=12)
+    seen = {p.key: (p.mu, p.sigma) for p in ladder.players([passed, fresh])}
+    assert seen[passed.pk] == (1640.0, 61.0)
+    assert seen[fresh.pk] == (1550.0, 90.0)
 
 
 @pytest.mark.django_db(transaction=True)

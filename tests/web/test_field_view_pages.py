@@ -1,7 +1,7 @@
 """The leaderboard, the bot page and the API show the stored field view (the whole field
 refitted by the field pass, tournaments.rating.stored.field_view): its rating and joint 95%
-interval "as of" the pass, ordered by the rating shown; a bot rated since the pass shows
-its own stored rating, marked; before any pass, the stored ratings (the fallback)."""
+interval "as of" the pass, ordered by the rating shown; a bot no pass has seen yet shows
+its own stored rating, marked "own"; before any pass, the stored ratings (the fallback)."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_the_board_the_bot_page_and_the_api_show_the_field_view(visit: Visit) ->
     expect(page.locator("table.board tbody tr").first).to_contain_text(top.rating.bot.name)
     visit.audit()
     visit.go(f"/bots/{top.rating.bot_id}/")
-    expect(page.locator(".field-view")).to_contain_text("the whole field fitted together")
+    expect(page.locator(".field-view")).to_contain_text("fits the whole field together")
     expect(page.get_by_text(re.compile(f"global rating {floatformat(top.elo, 0)}"))).to_be_visible()
     visit.audit()
 

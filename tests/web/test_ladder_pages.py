@@ -1,5 +1,5 @@
 """The ladder on the pages: the leaderboard says whether it plays and marks the bots on it;
-a bot page says whether the bot is on it and lists its ladder games."""
+a bot page says whether the bot is on it and lists its ladder games once, with its others."""
 
 from __future__ import annotations
 
@@ -39,9 +39,11 @@ def test_ladder_bots_are_marked_and_their_pages_list_their_ladder_games(
 
     row.get_by_role("link", name="ladder-first").click()
     expect(page.get_by_text(re.compile("On the Oceans 11 ladder with v1"))).to_be_visible()
-    games = page.locator("h3:has-text('Ladder games') + div table.matches tbody tr")
+    # Listed once: with its other matches, each ladder match marked.
+    games = page.locator("h2#matches + div table.matches tbody tr")
     expect(games).to_have_count(played.count())
     expect(games.first.locator("td").first).to_have_text("ladder")
+    expect(page.locator("table.matches")).to_have_count(1)
     visit.audit()
 
     competition_actions.pause_ladder("oceans11")

@@ -84,9 +84,10 @@ class RegisterSerializer(serializers.ModelSerializer[User]):
 
 
 class ShownRatingSerializer(serializers.Serializer[field_view.Standing]):
-    """The rating the leaderboard shows and is ordered by (docs/ratings.md, "The stored
-    field view"): the whole field's joint fit as of its last pass where the bot has one
-    (``joint``), else the bot's stored rating."""
+    """The one rating (docs/ratings.md, "One rating"): the figure the leaderboard, the bot
+    page and the ladder's matchmaking read, the leaderboard ordered by it. The whole
+    field's joint fit as of its last pass where the bot has one (``joint``), else, for a
+    bot no pass has seen yet, its stored own rating (``own``)."""
 
     elo = serializers.FloatField()
     deviation = serializers.FloatField(help_text="joint: against the field's mean")
@@ -94,15 +95,22 @@ class ShownRatingSerializer(serializers.Serializer[field_view.Standing]):
     high = serializers.FloatField(help_text="95% interval, upper end")
     provisional = serializers.BooleanField()
     joint = serializers.BooleanField(help_text="the field view's (else the stored rating's)")
-    as_of = serializers.DateTimeField(allow_null=True, help_text="the field pass's time")
+    own = serializers.BooleanField(
+        help_text="no field pass has seen the bot yet: its stored own rating until the next"
+    )
+    as_of = serializers.DateTimeField(
+        allow_null=True,
+        help_text="the field pass's time: results rated since count at the next pass",
+    )
 
 
 class RatingSerializer(serializers.ModelSerializer[Rating]):
     """A bot's global rating (docs/ratings.md): ``elo`` on Elo's scale, ``deviation`` its
     standard deviation, ``low``/``high`` its 95% interval (within 0-3000), ``units`` the
     games or duplicate deals rated, ``provisional`` while too few or too wide: the stored
-    state, moved by every rated result. ``standing``: what the pages show, the field
-    view's joint interval where there is one."""
+    own state, moved by every rated result, which the next field pass starts from.
+    ``standing``: the one rating, the figure the pages show and the ladder reads (the
+    field view's, with its joint interval, where there is one)."""
 
     low = serializers.FloatField(read_only=True, help_text="95% interval, lower end")
     high = serializers.FloatField(read_only=True, help_text="95% interval, upper end")

@@ -313,9 +313,3 @@ def latest_accepted(bot: Bot) -> BotVersion | None:
     """The bot's latest accepted, unretired version (on the ladder unless taken off)."""
     eligible = bot.versions.filter(status=BotVersion.Status.ACCEPTED, retired=False)
     return eligible.order_by("-number").defer("code", "check_report").first()
-
-
-def bot_match_ids(bot: Bot, limit: int) -> list[int]:
-    """The bot's latest ladder matches, newest first (the (bot, match) index of seats)."""
-    seats = Seat.objects.filter(bot=bot, match__ladder__isnull=False)
-    return list(seats.order_by("-match_id").values_list("match_id", flat=True)[:limit])

@@ -40,8 +40,9 @@ class Row:
     elo: str
     interval: str  # the 95% interval, "[low, high]"
     provisional: bool
-    #: Whether the rating and interval are the field view's (else the bot's stored own).
-    joint: bool
+    #: Whether the rating and interval are the bot's stored own (no field pass has seen it
+    #: yet), not the field view's.
+    own: bool
     matches: str
     record: str  # wins/draws/losses
     change: str  # of the trend, with its sign
@@ -135,7 +136,7 @@ def board_row(place: int, rating: Rating, trend: stats.Trend, link: str) -> Row:
         elo=text.whole(shown.elo),
         interval=f"[{text.whole(shown.low)}, {text.whole(shown.high)}]",
         provisional=shown.provisional,
-        joint=shown.joint,
+        own=shown.own,
         matches=str(rating.matches),
         record=f"{rating.wins}/{rating.draws}/{rating.losses}",
         change=text.signed_whole(trend.change),

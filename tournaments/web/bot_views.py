@@ -169,6 +169,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "versions": listed,
         "rating": getattr(bot, "rating", None),
         "standing": standing_of(bot),
+        "new_version": field_view.new_version(bot.pk) if getattr(bot, "rating", None) else None,
         "chart": charts.rating_chart(
             history,
             f"rating history of {bot.name}",
@@ -184,7 +185,6 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "ladder_latest": latest,
         "ladder_version": None if latest is None or latest.off_ladder_at else latest,
         "ladder": ladder.summary(bot.game, with_bots=False),
-        "ladder_matches": listed_matches(ladder.bot_match_ids(bot, RECENT_MATCHES)),
         "more_matches": more,
         "matches_before": before,
     }
@@ -239,8 +239,8 @@ def put_back_on_ladder(request: HttpRequest, version_id: int) -> HttpResponse:
 
 
 def standing_of(bot: Bot) -> field_view.Standing | None:
-    """The rating the page heads with: the field view's where there is one (None: not
-    rated)."""
+    """The rating the page heads with: the one rating (``field_view.standing``), as the
+    leaderboard, the API and the ladder read it (None: not rated)."""
     rating = getattr(bot, "rating", None)
     return None if rating is None else field_view.standing(rating)
 
