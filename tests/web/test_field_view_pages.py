@@ -92,7 +92,7 @@ def test_the_board_the_bot_page_and_the_api_show_the_field_view(visit: Visit) ->
 
     page = visit.page
     visit.go("/leaderboard/bigtwo/")
-    expect(page.locator(".note").first).to_contain_text("as of")
+    expect(page.locator(".note").first).to_contain_text("As of")
     expect(page.locator("table.board tbody tr .own")).to_have_count(1)
     row = page.locator("table.board tbody tr", has_text="newcomer")
     expect(row.locator(".own")).to_have_text("own")
