@@ -116,6 +116,12 @@ class Game(ABC):
     demo_duel: ClassVar[tuple[str, str] | None] = None
     #: Options that keep a new version's check matches short.
     check_options: ClassVar[Mapping[str, Any]] = {}
+    #: The kinds of decision a bot meets in this game, key -> what people read ("following
+    #: a pair"), in the order a report lists them: a new version's check plays until its
+    #: bot has met each kind a few times (or its budget is spent), so that a fault which
+    #: only some positions bring out is found before rated play. ``situation`` says which
+    #: kinds a seat meets now; {} (the default): the check plays its one round only.
+    situations: ClassVar[Mapping[str, str]] = {}
     #: The name the replay renderer registers under (the game package's replay.js); "" for
     #: the generic renderer. Read through judge.games.parts, which finds the file.
     renderer: ClassVar[str] = ""
@@ -247,6 +253,12 @@ class Game(ABC):
         what it can see; True if some card moved. The conformance suite's secrecy check
         calls it: ``observation(seat)`` and ``legal_actions(seat)`` must not change.
         Games build it on :func:`redeal`, which does the dealing for every game."""
+
+    def situation(self, seat: Seat) -> tuple[str, ...]:
+        """The ``situations`` keys of the decision ``seat`` is asked now (several when
+        one decision is of several kinds: following a pair with nothing but "pass" to
+        play); empty when it is not to act. Only the check reads it, replaying records."""
+        return ()
 
     # Shared machinery.
 

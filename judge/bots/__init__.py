@@ -7,7 +7,8 @@ protocol like any uploaded bot (``house:NAME`` on the command line).
 
 Each game's package holds its own in ``bots.py`` (``judge/games/<game>/bots.py``), whose
 ``POLICIES`` maps a name to a factory taking a seed. ``random`` is shared by all games and
-defined here.
+defined here, and so is ``spread``, the opponent of a check's further matches, which
+``house_policy`` makes but ``policies`` does not list: nobody picks it for a match.
 """
 
 from __future__ import annotations
@@ -38,6 +39,27 @@ class RandomPolicy:
         return self.rng.choice(legal)
 
 
+class SpreadPolicy:
+    """A random legal action, drawn first by its kind (its number of cards, or its first
+    word) and then within it: it leads a Big Two triple as often as a single, where
+    ``random`` leads mostly five-card hands (there are most of them), so the bot a check
+    plays it against meets every kind of situation sooner."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, observation: dict[str, Any], legal: list[Action]) -> Action:
+        kinds: dict[int | str, list[Action]] = {}
+        for action in legal:
+            kind = len(action) if isinstance(action, list) else action.split(" ", 1)[0]
+            kinds.setdefault(kind, []).append(action)
+        return self.rng.choice(self.rng.choice(list(kinds.values())))
+
+
+#: House bots a match can be given by the service itself, never listed for people to pick.
+UNLISTED: dict[str, PolicyFactory] = {"spread": SpreadPolicy}
+
+
 def policies(game: str) -> dict[str, PolicyFactory]:
     """Every house bot of ``game``, by name (``random`` and the game's own ``bots.py``)."""
     from judge.games import game_class, parts  # the registry imports every engine
@@ -49,7 +71,8 @@ def policies(game: str) -> dict[str, PolicyFactory]:
 
 def house_policy(game: str, name: str, seed: int = 0) -> Policy:
     """A new house bot ``name`` of ``game``, seeded; GameError lists the names there are."""
-    found = policies(game)
+    found = {**policies(game), **UNLISTED}
     if name not in found:
-        raise GameError(f"no house bot {name!r} for {game}; choose one of {sorted(found)}")
+        listed = sorted(policies(game))
+        raise GameError(f"no house bot {name!r} for {game}; choose one of {listed}")
     return found[name](seed)

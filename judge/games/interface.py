@@ -34,6 +34,7 @@ KINDS: Mapping[str, type | tuple[type, ...]] = {
     "demo_format": Mapping,
     "demo_duel": (tuple, type(None)),
     "check_options": Mapping,
+    "situations": Mapping,
     "renderer": str,
     "variant_titles": Mapping,
 }

@@ -34,7 +34,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from judge import protocol
+from judge import protocol, situations
 from judge.engine import GameError
 from judge.games import game_class
 from judge.protocol import FaultKind
@@ -46,7 +46,7 @@ from sandbox.limits import Limits
 from sandbox.runtimes import BadBotCode
 from tournaments.competitions.time_control import standard_time_control
 from tournaments.models import BotVersion
-from tournaments.play import dispatch, runner
+from tournaments.play import check_coverage, dispatch, runner
 from tournaments.play.instance import judge_instance
 
 log = logging.getLogger(__name__)
@@ -54,8 +54,10 @@ log = logging.getLogger(__name__)
 #: The check's clocks: the standard ones of rated play, so that a bot cannot tell a check
 #: from a rated match by its ``hello`` (nor behave well only when checked).
 CHECK_TIME_CONTROL = standard_time_control()
-#: The house bot that fills the other seats.
+#: The house bot that fills the other seats of the first round...
 CHECK_OPPONENT = "random"
+#: ... and of the further matches: it plays every kind of action as often (judge.bots).
+FURTHER_OPPONENT = "spread"
 #: How long a bot may take to exit after ``match_over``.
 EXIT_GRACE_S = 3.0
 #: Seconds before a check that could not run (no sandbox) is tried again.
@@ -210,38 +212,97 @@ def run_check(
     stop: runner.StopSignal | None = None,
 ) -> dict[str, Any]:
     """The check's report: one match per table size (and per other variant, at the smallest
-    table), the probes, the verdict and the log. Raises runner.MatchStopped once ``stop``
-    is set (the version was retired meanwhile)."""
+    table), then further matches until the bot has met every kind of situation its game
+    declares (check_coverage), the probes, the verdict and the log. Raises
+    runner.MatchStopped once ``stop`` is set (the version was retired meanwhile)."""
     began = time.perf_counter()
     unreadable = unreadable_code(code) or build_problem(code, backend)
     if unreadable:
         return rejected_unplayed(unreadable, time.perf_counter() - began)
-    matches: list[dict[str, Any]] = []
-    logs: list[str] = []
-    # Drawn afresh (not derived from public ids): the deals cannot be known in advance.
-    seed = secrets.randbits(62)
-    for players, variant in check_tables(game):
-        if stop is not None and stop():
-            raise runner.MatchStopped(stop.reason)
-        summary, bot_log = check_match(
-            game, players, code, version_id, backend, variant, seed, stop
-        )
-        matches.append(summary)
-        logs.append(f"--- {variant or 'standard'} match with {players} players ---\n{bot_log}")
+    played = CheckPlay(game, code, version_id, backend, stop)
+    first_round = time.perf_counter()
+    for table in check_tables(game):
+        played.match(table)
+    budget = check_coverage.extra_budget(time.perf_counter() - first_round)
+    played.until_covered(time.perf_counter() + budget)
     probes = [probe_exit(game, code, backend)]
-    problems = [m["problem"] for m in matches if m["problem"]]
+    problems = [m["problem"] for m in played.matches if m["problem"]]
     problems += [p["problem"] for p in probes if p["problem"]]
     return {
         "passed": not problems,
         "verdict": "accepted" if not problems else "rejected",
-        "reason": problems[0] if problems else "every check passed",
+        "reason": problems[0] if problems else passed_reason(played.coverage),
         "problems": problems,
-        "matches": matches,
+        "matches": played.matches,
         "probes": probes,
         "time_control": dict(CHECK_TIME_CONTROL),
-        "log": "\n".join(logs)[-LOG_CHARS:],
+        "situations": played.coverage.report(),
+        "situation_times": check_coverage.SITUATION_TIMES,
+        "extra_budget_s": round(budget, 3),
+        "log": "\n".join(played.logs)[-LOG_CHARS:],
         "seconds": round(time.perf_counter() - began, 3),
     }
+
+
+class CheckPlay:
+    """The check's matches as they are played: their summaries, the bot's logs, and the
+    situations its bot met (the seed is drawn afresh per check, not derived from public
+    ids: the deals cannot be known in advance)."""
+
+    def __init__(
+        self,
+        game: str,
+        code: bytes,
+        version_id: int,
+        backend: Callable[[], Backend],
+        stop: runner.StopSignal | None,
+    ) -> None:
+        self.game, self.code, self.version_id = game, code, version_id
+        self.backend, self.stop = backend, stop
+        self.seed = secrets.randbits(62)
+        self.coverage = check_coverage.Coverage(game, check_tables(game))
+        self.matches: list[dict[str, Any]] = []
+        self.logs: list[str] = []
+
+    def match(self, table: check_coverage.Table, games: int = 1, further: bool = False) -> None:
+        """Play one check match of ``games`` games at ``table`` and keep what it showed
+        (``further``: a match after the first round, played to meet more situations)."""
+        if self.stop is not None and self.stop():
+            raise runner.MatchStopped(self.stop.reason)
+        players, variant = table
+        seed = derive_seed(self.seed, "further", len(self.matches)) if further else self.seed
+        summary, bot_log = check_match(
+            self.game, players, self.code, self.version_id, self.backend, variant, seed,
+            self.stop, games=games, opponent=FURTHER_OPPONENT if further else CHECK_OPPONENT,
+        )  # fmt: skip
+        self.matches.append(summary | {"further": further})
+        self.coverage.add(table, summary)
+        said = f"{variant or 'standard'} match with {players} players"
+        said += f", {games} games" if games > 1 else ""
+        self.logs.append(f"--- {said} ---\n{bot_log}")
+
+    def until_covered(self, deadline: float) -> None:
+        """Further matches, each at the table most likely to bring the situations still
+        short and of as many games as fit before ``deadline``, until every kind was met
+        SITUATION_TIMES times, a fault is found (the verdict is known) or time is up."""
+        while self.coverage.short() and not any(m["problem"] for m in self.matches):
+            table = self.coverage.next_table()
+            games = self.coverage.games_within(table, deadline - time.perf_counter())
+            if games < 1:
+                return
+            self.match(table, games, further=True)
+
+
+def passed_reason(coverage: check_coverage.Coverage) -> str:
+    """A passed check's reason, naming the situations it could not meet often enough."""
+    short = coverage.short()
+    if not short:
+        return "every check passed"
+    said = "; ".join(coverage.declared[kind] for kind in short)
+    return (
+        f"every check passed (met fewer than {check_coverage.SITUATION_TIMES} times in the "
+        f"check's time: {said})"
+    )
 
 
 def unreadable_code(code: bytes) -> str:
@@ -302,15 +363,18 @@ def check_match(
     variant: str = "",
     seed: int | None = None,
     stop: runner.StopSignal | None = None,
+    *,
+    games: int = 1,
+    opponent: str = CHECK_OPPONENT,
 ) -> tuple[dict[str, Any], str]:
-    """Play the bot in a random seat against house bots; its summary and the bot's log.
+    """Play the bot in a random seat against house bots for ``games`` games (one bot
+    process plays them all); its summary and the bot's log. The summary counts the
+    situation kinds the bot met (judge.situations) and names the one of each fault.
 
     The seed is secret (drawn per check) and the seat random, so a bot cannot recognise a
     check by its cards or by always sitting first."""
     seat = secrets.randbelow(players)
-    house = runner.SeatPlan(
-        name=f"house:{CHECK_OPPONENT}", content_hash="", house_policy=CHECK_OPPONENT
-    )
+    house = runner.SeatPlan(name=f"house:{opponent}", content_hash="", house_policy=opponent)
     seats = [house] * players
     seats[seat] = runner.SeatPlan(name="candidate", content_hash="", code=code)
     plan = runner.MatchPlan(
@@ -319,7 +383,7 @@ def check_match(
         variant=variant,
         options=dict(game_class(game).check_options),  # keeps each check match short
         seed=derive_seed(secrets.randbits(62) if seed is None else seed, players, variant),
-        games=1,
+        games=games,
         duplicate=False,
         time_control=dict(CHECK_TIME_CONTROL),
         limits={},
@@ -328,11 +392,17 @@ def check_match(
     )
     try:
         # The house opponents are the judge's own code: called in-process, the check is quick.
-        outcome, _ = runner.play(plan, backend, house_in_sandbox=False, stop=stop)
+        outcome, timings = runner.play(plan, backend, house_in_sandbox=False, stop=stop)
     except GameError as error:  # the check's own request is wrong: a bug here, not the bot's
         raise runner.InfrastructureError(f"the check match could not be set up: {error}") from None
     bot_log = outcome["logs"][seat] if outcome.get("logs") else ""
+    record = outcome.get("record")
     faults = [f for f in outcome["faults"] if f["bot"] == seat]
+    declared = game_class(game).situations
+    for fault in faults:
+        kinds = fault_situation(record, fault)
+        fault["situation"] = list(kinds)
+        fault["situation_words"] = situations.words(kinds, declared)
     where = Where(players, seat, variant)
     problem = describe_fault(faults[0], where, bot_log) if faults else ""
     summary = {
@@ -340,6 +410,7 @@ def check_match(
         "seat": seat,
         "seat_number": seat + 1,
         "variant": variant or "standard",
+        "games": games,
         "opponents": [
             {"seat_number": index + 1, "name": plan_seat.name}
             for index, plan_seat in enumerate(seats)
@@ -350,11 +421,23 @@ def check_match(
         "faults": faults,
         "fault_lines": [describe_fault(fault, where, "") for fault in faults],
         "problem": problem,
+        "situations": dict(situations.met(record, seat)) if record else {},
+        "timing": {
+            "start_s": round(timings.sandbox_start, 3),
+            "play_s": round(timings.referee - timings.sandbox_stop, 3),
+        },
         # The game's record, for its replay on the version's page (owner only) and for
         # ``python -m judge replay``: a check game is short (its check_options).
         "record": outcome.get("record"),
     }
     return summary, bot_log
+
+
+def fault_situation(record: dict[str, Any] | None, fault: dict[str, Any]) -> tuple[str, ...]:
+    """The situation kinds of the decision a fault happened in (none outside a move)."""
+    if not record or fault.get("game") is None or fault.get("move") is None:
+        return ()
+    return situations.at_step(record, fault["game"], fault["move"])
 
 
 @dataclass(frozen=True)
@@ -388,7 +471,10 @@ def describe_fault(fault: dict[str, Any], where: Where, bot_log: str) -> str:
         FaultKind.ILLEGAL_ACTION: "illegal action",
         FaultKind.CLOSED: "crashed",
     }.get(kind, str(kind).replace("_", " "))
-    text = f"{said} ({where.text(fault)}): {fault['reason']}"
+    text = f"{said} ({where.text(fault)})"
+    if fault.get("situation_words"):
+        text += f", {fault['situation_words']}"
+    text += f": {fault['reason']}"
     if fault.get("text"):
         text += f"; the bot sent: {fault['text'][:OFFENDING_CHARS]}"
     traceback = last_traceback(bot_log) if kind == FaultKind.CLOSED and bot_log else ""

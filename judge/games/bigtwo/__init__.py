@@ -43,6 +43,8 @@ PASS = "pass"
 HAND_SIZE = {2: 13, 3: 17, 4: 13}
 _FOUR_DIAMONDS = CARD_ID["4d"]
 _KIND_WORDS = {2: "a pair (two cards of one rank)", 3: "a triple (three cards of one rank)"}
+#: A trick's size -> its ``situations`` word ("follow-pair").
+_FOLLOW_WORDS = {1: "single", 2: "pair", 3: "triple", 5: "five"}
 _FIVE_WORDS = (
     "a five-card hand (straight, flush, full house, four of a kind with any fifth card, "
     "or straight flush)"
@@ -72,6 +74,15 @@ class BigTwo(Game):
     repeat_options = ("deals",)
     demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 3, "games_per_pairing": 2}
     renderer = "bigtwo"
+    situations: ClassVar[Mapping[str, str]] = {
+        "lead": "leading a trick (passing not allowed)",
+        "first-lead": "leading a deal's first trick (with its lowest card)",
+        "follow-single": "following a single",
+        "follow-pair": "following a pair",
+        "follow-triple": "following a triple",
+        "follow-five": "following a five-card hand",
+        "only-pass": 'following with no play that beats the trick (only "pass")',
+    }
 
     # Setting up, dealing and scoring.
 
@@ -150,6 +161,18 @@ class BigTwo(Game):
         hand = self.hands[seat]
         found.extend(c.texts() for c in plays(hand, self.trick, self.straights, self.must_contain))
         return found
+
+    def situation(self, seat: Seat) -> tuple[str, ...]:
+        """Leading (a deal's first lead too), or following a trick of its size; and
+        following with nothing but "pass" to play."""
+        if self.over or seat != self.turn:
+            return ()
+        if self.trick is None:
+            return ("lead", "first-lead") if self.must_contain is not None else ("lead",)
+        follow = f"follow-{_FOLLOW_WORDS[len(self.trick.cards)]}"
+        if plays(self.hands[seat], self.trick, self.straights):
+            return (follow,)
+        return (follow, "only-pass")
 
     def fallback_action(self, seat: Seat) -> Action:
         """Pass; when leading, the lowest single (the lowest card on a deal's first lead)."""

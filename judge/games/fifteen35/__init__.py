@@ -67,6 +67,15 @@ class FifteenThirtyFive(Game):
     demo_format: ClassVar[Mapping[str, Any]] = {"table_size": 3, "games_per_pairing": 1}
     check_options: ClassVar[Mapping[str, Any]] = {"hands": 1}
     renderer = "fifteen35"
+    situations: ClassVar[Mapping[str, str]] = {
+        "expose": "choosing the card to expose",
+        "bet-open": "betting with nothing to call (check or bet)",
+        "bet-facing": "facing a bet (fold, call or raise)",
+        "bet-capped": "facing a bet at the raise cap (fold or call)",
+        "bet-final": "betting in a hand's final round",
+        "offer": "offered a card (take or refuse)",
+        "declare": "declaring 15, 35 or both at the showdown",
+    }
 
     # Setting up.
 
@@ -248,6 +257,21 @@ class FifteenThirtyFive(Game):
         if self.phase == Phase.OFFER:
             return list(_OFFER)
         return list(DECLARATIONS)
+
+    def situation(self, seat: Seat) -> tuple[str, ...]:
+        """The phase; in a betting round, whether a bet is faced and raising is still
+        allowed, and whether the round is the hand's last."""
+        if seat not in self.to_act():
+            return ()
+        if self.phase != Phase.BET:
+            return (str(self.phase),)
+        if self.round_in[seat] == self.round_bet:
+            state = "bet-open"
+        elif "raise" in self.legal_actions(seat):
+            state = "bet-facing"
+        else:
+            state = "bet-capped"
+        return (state, "bet-final") if self.final_round else (state,)
 
     def fallback_action(self, seat: Seat) -> Action:
         """rules.md: check if free else fold, declare 15, refuse cards, expose the first."""

@@ -104,6 +104,11 @@ class Oceans11(Game):
     #: Is montecarlo stronger than greedy? Decided H1 in 120-200 games.
     demo_duel = ("montecarlo", "greedy")
     renderer = "oceans11"
+    situations: ClassVar[Mapping[str, str]] = {
+        "deal-or-concede": "behind in a hand: deal another card or concede",
+        "must-deal": "behind with the opponent one win from the game (only deal)",
+        "last-card": "behind with one card left in your deck",
+    }
 
     def _setup(self) -> None:
         self.spec = VARIANTS[self.variant]
@@ -208,6 +213,13 @@ class Oceans11(Game):
         if seat not in self.to_act():
             return []
         return [DEAL, CONCEDE] if self.may_concede(seat) else [DEAL]
+
+    def situation(self, seat: Seat) -> tuple[str, ...]:
+        """Whether conceding is allowed, and whether the seat deals its last card."""
+        if seat not in self.to_act():
+            return ()
+        kind = "deal-or-concede" if self.may_concede(seat) else "must-deal"
+        return (kind, "last-card") if self.cards_left(seat) == 1 else (kind,)
 
     def why_illegal(self, seat: Seat, action: Action) -> str | None:
         reason = super().why_illegal(seat, action)
