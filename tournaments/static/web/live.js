@@ -32,6 +32,9 @@
   /* A note about the work in progress (a tournament "started") is out of date once it is over. */
   function done() {
     document.querySelectorAll(".messages .until-done").forEach((note) => note.remove());
+    document.querySelectorAll(".messages").forEach((list) => {
+      if (!list.children.length) (list.closest("[role=status]") || list).remove();
+    });
   }
   if (waiting()) setTimeout(refresh, every);
   else done();
