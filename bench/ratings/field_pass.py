@@ -127,7 +127,9 @@ def timed(step: str, work: Any) -> Any:
 
 
 def measure(sample: int) -> None:
-    """One pass, step by step, then the whole pass as the task runs it; the baseline."""
+    """One pass, step by step, then the whole pass as the task runs it; the deviations
+    against exact ones (the dense inversion where it runs, else one exact solve per
+    sampled bot)."""
     from tournaments.models import FieldPass, FieldRating
     from tournaments.rating.model import field_deviations
     from tournaments.rating.stored import field_store, field_view
@@ -141,10 +143,12 @@ def measure(sample: int) -> None:
         f"refit with the dispersion of {len(units):,} units (field_dispersion.measured_field)",
         lambda: field_store.game_field(GAME, units=units),
     )
+    n = len(found.keys)
+    method = "dense" if n <= field_deviations.DENSE_BOTS else "probed"
     began = time.perf_counter()
     every = field_deviations.against_mean(found)
-    inversion = time.perf_counter() - began
-    print(f"  every bot's joint deviation (one inversion): {inversion:.1f} s")
+    spent = time.perf_counter() - began
+    print(f"  every bot's joint deviation ({method}): {spent:.1f} s")
     print("the pass as the beat task runs it (field_view.refresh):")
     began = time.perf_counter()
     assert field_view.refresh(GAME) == "refitted"
@@ -157,21 +161,65 @@ def measure(sample: int) -> None:
     began = time.perf_counter()
     assert field_view.refresh(GAME) == "unchanged"
     print(f"  the next pass with nothing new: {(time.perf_counter() - began) * 1000:.0f} ms")
-    chosen = random.Random(2).sample(list(found.elo), sample)
+    exact(found, every, sample)
+    if n <= DENSE_COMPARED:
+        against_dense(found)
+
+
+#: Up to this many bots the bench also inverts the field densely, to compare the probed
+#: deviations of every bot with the exact ones.
+DENSE_COMPARED = 6_000
+
+
+def exact(found: Any, every: dict[int, float], sample: int) -> None:
+    """The pass's deviations of ``sample`` bots against exact ones (one conjugate-gradient
+    solve each, all at once): the largest and mean relative difference; the exact
+    solves' time per bot, extrapolated to the field, is the baseline."""
+    import numpy as np
+
+    from tournaments.rating.model import field_system
+
+    keys = found.keys
+    chosen = random.Random(2).sample(range(len(keys)), min(sample, len(keys)))
+    contrasts = np.full((len(keys), len(chosen)), -1.0 / len(keys))
+    contrasts[chosen, range(len(chosen))] += 1.0
     began = time.perf_counter()
-    for bot in chosen:
-        assert abs(found.deviation(bot) - every[bot]) <= 1e-6 * every[bot], bot
-    each = (time.perf_counter() - began) / sample
-    baseline = each * len(found.elo)
+    solved = field_system.solve(found.csr, contrasts)
+    each = (time.perf_counter() - began) / len(chosen)
+    truth = np.sqrt(np.einsum("ij,ij->j", contrasts, solved))
+    shown = np.array([every[keys[i]] for i in chosen])
+    relative = np.abs(shown - truth) / truth
     print(
-        f"baseline: Field.deviation per bot {each:.2f} s (plain-Python CG, {sample} bots), "
-        f"{baseline / 60:.0f} min for all {len(found.elo)}"
+        f"deviations of {len(chosen)} sampled bots against exact solves: relative difference "
+        f"max {relative.max():.4f}, mean {relative.mean():.4f} "
+        f"(deviation mean {truth.mean():.1f} Elo)"
     )
     print(
-        f"ratio (inversion / baseline): {inversion / baseline:.5f} "
-        f"({baseline / inversion:.0f}x faster); sampled bots agree to 1e-6"
+        f"baseline: one exact solve per bot {each * 1000:.0f} ms, "
+        f"{each * len(keys):.0f} s for all {len(keys)}"
     )
-    board()
+
+
+def against_dense(found: Any) -> None:
+    """Every bot's probed deviation against the dense inversion's (exact): the largest
+    and mean relative difference, and the time of each."""
+    import numpy as np
+
+    from tournaments.rating.model import field_deviations
+
+    began = time.perf_counter()
+    dense = np.sqrt(field_deviations.covariance(found, exact=True).variances())
+    took_dense = time.perf_counter() - began
+    began = time.perf_counter()
+    probed = np.sqrt(field_deviations.covariance(found, exact=False).variances())
+    took_probed = time.perf_counter() - began
+    relative = np.abs(probed - dense) / dense
+    print(
+        f"probed against dense, all {len(dense)} bots: relative difference max "
+        f"{relative.max():.4f}, p99 {np.quantile(relative, 0.99):.4f}, mean {relative.mean():.4f}; "
+        f"largest {np.abs(probed - dense).max():.2f} Elo; dense {took_dense:.1f} s, probed "
+        f"{took_probed:.1f} s (ratio {took_probed / took_dense:.2f})"
+    )
 
 
 def board(repeats: int = 20) -> None:
@@ -219,7 +267,7 @@ def main() -> None:
     parser.add_argument("--near", type=int, default=40)
     parser.add_argument("--far", type=int, default=20)
     parser.add_argument("--games", type=int, default=8)
-    parser.add_argument("--sample", type=int, default=3)
+    parser.add_argument("--sample", type=int, default=100)
     parser.add_argument(
         "--matches", type=int, default=20_000, help="recent rated 4-seat matches stored"
     )

@@ -22,19 +22,18 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Generic, TypeVar
 
+import numpy as np
+from scipy import sparse  # type: ignore[import-untyped]
+
+from tournaments.rating.model import field_system as system
 from tournaments.rating.model.global_rating import _S, CONVERGED, NEWTON_STEPS
-from tournaments.rating.model.results import START_ELO, Z95, Record
+from tournaments.rating.model.results import Z95, Record
 from tournaments.rating.model.skill import START_DEVIATION, Skill
 
 K = TypeVar("K", bound=Hashable)
-
-#: The conjugate-gradient solve stops once the residual is this small against the
-#: right-hand side (the variance is then exact to far below an Elo point).
-TOLERANCE = 1e-10
-#: At most this many iterations per bot (a field of few clusters converges in a handful).
-MAX_ITERATIONS = 500
 
 Sparse = dict[K, dict[K, float]]
 #: Each bot's tempering where the caller measured it (``rating.model.field_dispersion``); a bot
@@ -75,18 +74,23 @@ def _tempering(skill: Skill) -> float:
 
 def _links(
     skills: Mapping[K, Skill], keys: Mapping[Any, K] | None, dispersion: Dispersion[K]
-) -> Iterator[tuple[K, K | None, Record, float]]:
-    """Every record of the field: its bot, the bot of ``skills`` it is against (None for
-    an opponent outside the field, fixed where it was last met), the record and the
-    bot's tempering (from ``dispersion`` where it gives the bot's, else the stored one's)."""
-    for bot, skill in skills.items():
-        given = dispersion.get(bot) if dispersion is not None else None
-        tempering = given if given is not None else _tempering(skill)
-        for key, record in skill.records.items():
-            other = keys.get(key) if keys is not None else key
-            if other == bot or other not in skills:
-                other = None
-            yield bot, other, record, tempering
+) -> system.Links[K]:
+    """Every record of the field as arrays (``field_system.Links``): its bot, the bot of
+    ``skills`` it is against (none for an opponent outside the field, fixed where it was
+    last met), the record and the bot's tempering (from ``dispersion`` where it gives
+    the bot's, else the stored one's)."""
+
+    def rows() -> Iterator[tuple[K, K | None, float, float, float, float]]:
+        for bot, skill in skills.items():
+            given = dispersion.get(bot) if dispersion is not None else None
+            tempering = given if given is not None else _tempering(skill)
+            for key, record in skill.records.items():
+                other = keys.get(key) if keys is not None else key
+                if other == bot or other not in skills:
+                    other = None
+                yield bot, other, record.results, record.score, record.seen, tempering
+
+    return system.Links.of(list(skills), rows())
 
 
 def precision(skills: Mapping[K, Skill], keys: Mapping[Any, K] | None = None) -> Sparse[K]:
@@ -107,23 +111,19 @@ def _gradient_and_precision(
     dispersion: Dispersion[K] = None,
 ) -> tuple[dict[K, float], Sparse[K]]:
     """The field's log-posterior's gradient and negated curvature at ratings ``elo``."""
-    prior = 1.0 / START_DEVIATION**2
-    gradient = {b: -(elo[b] - START_ELO) * prior for b in skills}
-    matrix: Sparse[K] = {b: {b: prior} for b in skills}
-    for bot, other, record, tempering in _links(skills, keys, dispersion):
-        against = record.seen if other is None else elo[other]
-        expected = 1.0 / (1.0 + math.exp(_S * (against - elo[bot])))
-        share = 1.0 if other is None else 0.5
-        slope = share * _S * (record.score - record.results * expected) / tempering
-        weight = share * _S * _S * record.results * expected * (1.0 - expected) / tempering
-        gradient[bot] += slope
-        matrix[bot][bot] += weight
-        if other is not None:
-            gradient[other] -= slope
-            matrix[other][other] += weight
-            matrix[bot][other] = matrix[bot].get(other, 0.0) - weight
-            matrix[other][bot] = matrix[other].get(bot, 0.0) - weight
-    return gradient, matrix
+    links = _links(skills, keys, dispersion)
+    gradient, matrix = system.gradient_and_precision(links, links.vector(elo))
+    return dict(zip(links.keys, gradient.tolist(), strict=True)), _rows(links.keys, matrix)
+
+
+def _rows(keys: list[K], matrix: sparse.csr_array) -> Sparse[K]:
+    """A CSR matrix as a dict of rows, keyed by ``keys``."""
+    found: Sparse[K] = {}
+    for i, k in enumerate(keys):
+        start, end = matrix.indptr[i], matrix.indptr[i + 1]
+        columns, values = matrix.indices[start:end].tolist(), matrix.data[start:end].tolist()
+        found[k] = {keys[j]: v for j, v in zip(columns, values, strict=True)}
+    return found
 
 
 def refit(
@@ -135,30 +135,49 @@ def refit(
     """The ratings that best explain every record of the field at once (the whole-history
     fit of the records kept): Newton's method from ``start`` (default: the stored
     ratings), each step one sparse solve; steps capped at 400 points."""
-    elo = dict(start) if start is not None else {b: s.elo for b, s in skills.items()}
-    for _ in range(NEWTON_STEPS):
-        gradient, matrix = _gradient_and_precision(skills, keys, elo, dispersion)
-        step = solve(matrix, gradient)
-        for b in elo:
-            elo[b] += max(min(step[b], 400.0), -400.0)
-        if max(map(abs, step.values()), default=0.0) < CONVERGED:
-            break
-    return elo
+    links = _links(skills, keys, dispersion)
+    return dict(zip(links.keys, _refit(links, skills, start).tolist(), strict=True))
+
+
+def _refit(
+    links: system.Links[K], skills: Mapping[K, Skill], start: Mapping[K, float] | None
+) -> np.ndarray:
+    begin = links.vector(start if start is not None else {b: s.elo for b, s in skills.items()})
+    return system.refit(links, begin, NEWTON_STEPS, CONVERGED)
 
 
 @dataclass(frozen=True)
 class Field(Generic[K]):
-    """The field's ratings (``elo``) and their joint precision (``matrix``) at them;
-    ``dispersion``: each bot's tempering where it was given (else the stored one's)."""
+    """The field's ratings (``elo``) and their joint precision at them (``csr``, a CSR
+    matrix in the order of ``keys``); ``dispersion``: each bot's tempering where it was
+    given (else the stored one's)."""
 
     elo: Mapping[K, float]
-    matrix: Sparse[K]
+    keys: list[K]
+    csr: sparse.csr_array
     dispersion: Mapping[K, float] | None = None
+
+    @cached_property
+    def matrix(self) -> Sparse[K]:
+        """The joint precision as a dict of rows (for fields of tens of bots)."""
+        return _rows(self.keys, self.csr)
+
+    @cached_property
+    def index(self) -> dict[K, int]:
+        return {k: i for i, k in enumerate(self.keys)}
+
+    def contrast(self, weights: Mapping[K, float]) -> np.ndarray:
+        """The combination ``weights`` of ratings as a vector in the order of ``keys``."""
+        found = np.zeros(len(self.keys))
+        for k, w in weights.items():
+            found[self.index[k]] += w
+        return found
 
     def difference(self, a: K, b: K) -> Difference:
         """A's rating less B's, with its joint uncertainty."""
         estimate = self.elo[a] - self.elo[b]
-        deviation = math.sqrt(contrast_variance(self.matrix, {a: 1.0, b: -1.0}))
+        contrast = self.contrast({a: 1.0}) - self.contrast({b: 1.0})
+        deviation = math.sqrt(system.contrast_variance(self.csr, contrast))
         if deviation > 0.0:
             probability = _normal_cdf(estimate / deviation)
         else:
@@ -167,16 +186,19 @@ class Field(Generic[K]):
         return Difference(estimate, deviation, estimate - half, estimate + half, probability)
 
     def covariance(self) -> dict[K, dict[K, float]]:
-        """The whole joint covariance (Elo^2): one solve per bot (for fields of tens of
-        bots; a page needs only ``difference`` or ``deviation``)."""
-        return {k: solve(self.matrix, {k: 1.0}) for k in self.elo}
+        """The whole joint covariance (Elo^2): one solve for every bot (for fields of tens
+        of bots; a page needs only ``difference`` or ``deviation``)."""
+        found = system.solve(self.csr, np.eye(len(self.keys)))
+        return {
+            k: dict(zip(self.keys, found[:, i].tolist(), strict=True))
+            for i, k in enumerate(self.keys)
+        }
 
     def deviation(self, bot: K) -> float:
         """The deviation of the bot's rating measured from the field's mean: the
         uncertainty of its place against the others."""
-        share = 1.0 / len(self.elo)
-        contrast = {k: (1.0 if k == bot else 0.0) - share for k in self.elo}
-        return math.sqrt(contrast_variance(self.matrix, contrast))
+        contrast = self.contrast({bot: 1.0}) - 1.0 / len(self.keys)
+        return math.sqrt(system.contrast_variance(self.csr, contrast))
 
 
 def field_of(
@@ -189,33 +211,26 @@ def field_of(
     """The field of ``skills``: refitted as a whole (``refit``, from ``start``) when
     ``whole``, else at the stored ratings; with the joint precision at those ratings.
     ``dispersion``: each bot's tempering, where measured (else its stored one's)."""
-    stored = {b: s.elo for b, s in skills.items()}
-    elo = refit(skills, keys, dispersion, start) if whole else stored
-    return Field(elo, _gradient_and_precision(skills, keys, elo, dispersion)[1], dispersion)
+    links = _links(skills, keys, dispersion)
+    if whole:
+        elo = _refit(links, skills, start)
+    else:
+        elo = links.vector({b: s.elo for b, s in skills.items()})
+    matrix = system.gradient_and_precision(links, elo)[1]
+    return Field(dict(zip(links.keys, elo.tolist(), strict=True)), links.keys, matrix, dispersion)
 
 
 def solve(matrix: Sparse[K], vector: Mapping[K, float]) -> dict[K, float]:
-    """x with matrix x = vector, for a symmetric positive definite sparse ``matrix``
-    (conjugate gradients preconditioned by the diagonal)."""
-    x = dict.fromkeys(matrix, 0.0)
-    r = {k: vector.get(k, 0.0) for k in matrix}
-    z = {k: r[k] / matrix[k][k] for k in matrix}
-    p = dict(z)
-    rz = sum(r[k] * z[k] for k in matrix)
-    norm = math.sqrt(sum(v * v for v in r.values()))
-    for _ in range(MAX_ITERATIONS):
-        if math.sqrt(sum(v * v for v in r.values())) <= TOLERANCE * norm or rz == 0.0:
-            break
-        q = {k: sum(w * p[j] for j, w in row.items()) for k, row in matrix.items()}
-        alpha = rz / sum(p[k] * q[k] for k in matrix)
-        for k in matrix:
-            x[k] += alpha * p[k]
-            r[k] -= alpha * q[k]
-            z[k] = r[k] / matrix[k][k]
-        rz, before = sum(r[k] * z[k] for k in matrix), rz
-        beta = rz / before
-        p = {k: z[k] + beta * p[k] for k in matrix}
-    return x
+    """x with matrix x = vector, for a symmetric positive definite sparse ``matrix`` given
+    by rows (``field_system.solve``)."""
+    keys = list(matrix)
+    index = {k: i for i, k in enumerate(keys)}
+    rows = [index[k] for k, row in matrix.items() for _ in row]
+    columns = [index[j] for row in matrix.values() for j in row]
+    values = [w for row in matrix.values() for w in row.values()]
+    csr = sparse.csr_array((values, (rows, columns)), shape=(len(keys), len(keys)))
+    found = system.solve(csr, np.fromiter((vector.get(k, 0.0) for k in keys), float, len(keys)))
+    return dict(zip(keys, found.tolist(), strict=True))
 
 
 def contrast_variance(matrix: Sparse[K], contrast: Mapping[K, float]) -> float:

@@ -1,74 +1,176 @@
 """Every bot's joint deviation against the field's mean at once, for the stored field view.
 
-``Field.deviation(bot)`` is c' H^-1 c for c = e_i - 1/n: one conjugate-gradient solve in
-plain Python, fine for a page that asks about a few bots. The field pass asks it of every
-bot of a game, and at 2,500 bots one solve takes seconds (3.4 s measured; the whole field
-would take hours). Written out, the contrast's variance is
+``Field.deviation(bot)`` is c' H^-1 c for c = e_i - 1/n: one conjugate-gradient solve.
+The field pass asks it of every bot of a game. Written out, the contrast's variance is
 
     (H^-1)_ii - (2/n) (H^-1 1)_i + (1/n^2) 1' H^-1 1,
 
-so all of them need only the diagonal of H^-1 and its row sums: one inversion of the
-field's precision matrix, dense, by LAPACK through numpy (cubic in the bots: a few seconds
-at 2,500 bots, 50 MB per matrix; docs/ratings.md gives the figure). Plain numbers in and
-out: no database, nothing of ``rating.model.field`` beyond its public ``Field``.
+the diagonal of M = P H^-1 P (P = I - 11'/n, which takes the field's mean away).
+
+Up to DENSE_BOTS bots the covariance is exact: one inversion of the field's precision
+matrix, dense, by LAPACK through numpy. Above, a dense inversion is cubic in the bots and
+quadratic in memory (20,000 bots: 3.2 GB a matrix, hours), so the diagonal of M is
+estimated by probing (Tang and Saad's probing of a matrix function's diagonal, with
+Hutchinson's random signs): the bots are coloured so that no two that met share a colour
+(about as many colours as a bot has opponents), and for each colour one solve with H of
+the random signs of that colour's bots gives, for each of them, its own entry of M exactly
+up to the entries it shares with other bots of its colour: bots that never met, whose
+covariance is a small fraction of a variance. Several draws of the signs (PROBE_COLUMNS) average
+that rest. The cost is the colours times the repeats of sparse solves, all at once: linear
+in the records. bench.ratings.field_pass prints the largest difference from the exact
+deviations where both run.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
+from scipy import sparse  # type: ignore[import-untyped]
 
+from tournaments.rating.model import field_system as system
 from tournaments.rating.model.field import Field
 
 K = TypeVar("K", bound=Hashable)
 
+#: Up to this many bots the deviations are exact (one dense inversion: 2 s and 72 MB a
+#: matrix at 3,000 bots); above, probed.
+DENSE_BOTS = 3_000
+#: Probes solved at once: as many draws of the random signs as fit (each draw one probe
+#: per colour), and at least MIN_REPEATS; each draw more divides what is left of the
+#: rest's noise by sqrt(draws) (bench.ratings.field_pass prints the largest difference).
+PROBE_COLUMNS = 128
+MIN_REPEATS = 2
+#: The probes' solves stop at this residual against the right-hand side: their noise is
+#: far above it.
+PROBE_TOLERANCE = 1e-6
 
-def against_mean(found: Field[K]) -> dict[K, float]:
+
+def against_mean(found: Field[K], exact: bool | None = None) -> dict[K, float]:
     """Each bot's deviation (Elo) measured from the field's mean, as ``found.deviation``
-    gives it one bot at a time."""
-    keys, covariance = joint_covariance(found)
-    if not keys:
+    gives it one bot at a time: exact up to DENSE_BOTS bots (or as ``exact`` says),
+    probed above."""
+    if not found.keys:
         return {}
-    sums = covariance.sum(axis=1)
-    n = len(keys)
-    variances = np.diagonal(covariance) - 2.0 * sums / n + sums.sum() / (n * n)
-    return {k: math.sqrt(max(float(v), 0.0)) for k, v in zip(keys, variances, strict=True)}
+    variances = covariance(found, exact).variances()
+    return {k: math.sqrt(max(float(v), 0.0)) for k, v in zip(found.keys, variances, strict=True)}
 
 
 def differences(found: Field[K], pairs: Sequence[tuple[K, K]]) -> list[float]:
     """The deviation (Elo) of each pair's difference, as ``found.difference`` gives it one
-    pair at a time: sqrt(C_aa + C_bb - 2 C_ab) of the one inversion."""
-    keys, covariance = joint_covariance(found)
-    index = {k: i for i, k in enumerate(keys)}
-    found_deviations = []
-    for a, b in pairs:
-        i, j = index[a], index[b]
-        variance = covariance[i, i] + covariance[j, j] - 2.0 * covariance[i, j]
-        found_deviations.append(math.sqrt(max(float(variance), 0.0)))
-    return found_deviations
+    pair at a time: sqrt(C_aa + C_bb - 2 C_ab), the pairs' contrasts solved at once."""
+    if not pairs:
+        return []
+    contrasts = np.zeros((len(found.keys), len(pairs)))
+    for column, (a, b) in enumerate(pairs):
+        contrasts[found.index[a], column] += 1.0
+        contrasts[found.index[b], column] -= 1.0
+    solved = system.solve(found.csr, contrasts)
+    variances = np.einsum("ij,ij->j", contrasts, solved)
+    return [math.sqrt(max(float(v), 0.0)) for v in variances]
 
 
-def joint_covariance(found: Field[K]) -> tuple[list[K], np.ndarray]:
-    """The field's bots and their joint covariance (Elo^2), in that order: the inverse
-    of the precision matrix."""
-    keys = list(found.elo)
-    if not keys:
-        return keys, np.zeros((0, 0))
-    return keys, np.linalg.inv(_dense(found, keys))
+class Covariance:
+    """The field's joint covariance where the field pass reads it: each bot's variance
+    against the mean, and the block of a few bots (for a contrast of them)."""
+
+    def variances(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def block(self, at: list[int]) -> np.ndarray:
+        """The covariance of the bots at ``at`` (indices of the field's keys), good for
+        contrasts (weights summing to zero): the mean's own variance may be left out."""
+        raise NotImplementedError
 
 
-def _dense(found: Field[K], keys: list[K]) -> np.ndarray:
-    """The field's sparse precision matrix as a dense array in the order of ``keys``."""
-    index = {k: i for i, k in enumerate(keys)}
-    rows, columns, values = [], [], []
-    for k, row in found.matrix.items():
-        for j, weight in row.items():
-            rows.append(index[k])
-            columns.append(index[j])
-            values.append(weight)
-    matrix = np.zeros((len(keys), len(keys)))
-    matrix[rows, columns] = values
-    return matrix
+def covariance(found: Field[K], exact: bool | None = None) -> Covariance:
+    """The field's covariance: dense and exact up to DENSE_BOTS bots (or as ``exact``
+    says), probed above."""
+    if exact if exact is not None else len(found.keys) <= DENSE_BOTS:
+        return Dense(np.linalg.inv(found.csr.toarray()))
+    return Probed.of(found.csr)
+
+
+@dataclass(frozen=True)
+class Dense(Covariance):
+    """The inverse of the precision matrix."""
+
+    matrix: np.ndarray
+
+    def variances(self) -> np.ndarray:
+        sums = self.matrix.sum(axis=1)
+        n = len(sums)
+        return np.diagonal(self.matrix) - 2.0 * sums / n + sums.sum() / (n * n)
+
+    def block(self, at: list[int]) -> np.ndarray:
+        return self.matrix[np.ix_(np.asarray(at), np.asarray(at))]
+
+
+@dataclass(frozen=True)
+class Probed(Covariance):
+    """M = P H^-1 P probed: for each draw r, ``signs[r]`` (each bot's random sign) and
+    ``solved[r]`` (column c: M times the signs of colour c's bots)."""
+
+    colours: np.ndarray
+    signs: list[np.ndarray]
+    solved: list[np.ndarray]
+    floor: np.ndarray
+
+    @staticmethod
+    def of(matrix: sparse.csr_array, repeats: int | None = None, seed: int = 0) -> Probed:
+        colours = colouring(matrix)
+        n, width = len(colours), int(colours.max()) + 1
+        if repeats is None:
+            repeats = max(MIN_REPEATS, PROBE_COLUMNS // width)
+        rng = np.random.default_rng(seed)
+        signs = [rng.choice((-1.0, 1.0), n) for _ in range(repeats)]
+        probes = np.zeros((n, width * repeats))
+        for r, sign in enumerate(signs):
+            probes[np.arange(n), r * width + colours] = sign
+        probes -= probes.mean(axis=0)
+        solved = system.solve(matrix, probes, PROBE_TOLERANCE)
+        solved -= solved.mean(axis=0)
+        columns = [solved[:, r * width : (r + 1) * width] for r in range(repeats)]
+        return Probed(colours, signs, columns, lower_bound(matrix))
+
+    def variances(self) -> np.ndarray:
+        rows = np.arange(len(self.colours))
+        found = [s * y[rows, self.colours] for s, y in zip(self.signs, self.solved, strict=True)]
+        return np.maximum(np.mean(found, axis=0), self.floor)
+
+    def block(self, at: list[int]) -> np.ndarray:
+        colours = self.colours[at]
+        found = [
+            y[np.ix_(np.asarray(at), colours)] * s[at]
+            for s, y in zip(self.signs, self.solved, strict=True)
+        ]
+        mean = np.mean(found, axis=0)
+        return (mean + mean.T) / 2.0
+
+
+def lower_bound(matrix: sparse.csr_array) -> np.ndarray:
+    """For each bot, a floor under its variance against the mean c' H^-1 c: (c'c)^2 / c'Hc
+    (Cauchy-Schwarz), what its own records and its opponents' fixed ratings give alone; a
+    probe's noise never takes a deviation below it."""
+    n = matrix.shape[0]
+    sums = matrix @ np.ones(n)
+    quadratic = matrix.diagonal() - 2.0 * sums / n + sums.sum() / (n * n)
+    return (1.0 - 1.0 / n) ** 2 / quadratic
+
+
+def colouring(matrix: sparse.csr_array) -> np.ndarray:
+    """A colour for each row of ``matrix`` such that no two rows with an entry between
+    them share one (greedy, in order): about as many colours as a row has entries."""
+    n = matrix.shape[0]
+    colours = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        neighbours = matrix.indices[matrix.indptr[i] : matrix.indptr[i + 1]]
+        taken = set(colours[neighbours].tolist())
+        colour = 0
+        while colour in taken:
+            colour += 1
+        colours[i] = colour
+    return colours

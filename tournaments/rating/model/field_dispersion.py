@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from tournaments.rating.model.field import Field, field_of
-from tournaments.rating.model.field_deviations import joint_covariance
+from tournaments.rating.model.field_deviations import covariance
 from tournaments.rating.model.global_rating import _S, _expected
 from tournaments.rating.model.results import Placing, pairwise
 from tournaments.rating.model.skill import DISPERSION_MAX, DISPERSION_MIN, Skill
@@ -78,8 +78,8 @@ def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
     """Each bot's dispersion sums over ``units`` at the field's ratings, the leverage
     from the field's joint covariance (its precision taken as the information: build
     ``found`` with dispersion 1). Pairs with a bot outside the field are left out."""
-    keys, covariance = joint_covariance(found)
-    index = {k: i for i, k in enumerate(keys)}
+    joint = covariance(found)
+    index = found.index
     sums = Sums()
     for unit in units:
         rows: dict[K, tuple[float, dict[K, float]]] = {}
@@ -96,7 +96,7 @@ def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
         for bot, (score, row) in rows.items():
             at = [index[k] for k in row]
             v = np.fromiter(row.values(), float, len(row))
-            leverage = float(v @ covariance[np.ix_(at, at)] @ v)
+            leverage = float(v @ joint.block(at) @ v)
             sums.add(bot, score, row[bot] - leverage)
     return sums
 

@@ -1,0 +1,153 @@
+"""The field's records as arrays, and its sparse linear algebra (issue 47).
+
+``rating.model.field`` states the model on dicts keyed by bot; this module holds the same
+numbers as numpy arrays so that one Newton step of the whole field costs a few vectorised
+passes over its records: the gradient, the precision matrix as a scipy.sparse CSR matrix
+(one entry per pair that met) and conjugate-gradient solves, several right-hand sides at
+once. Nothing here is ever dense: memory and time are linear in the field's records (a
+20,000-bot game of 60 opponents each holds 1.2 million records; docs/ratings.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import numpy as np
+from scipy import sparse  # type: ignore[import-untyped]
+
+from tournaments.rating.model.global_rating import _S
+from tournaments.rating.model.results import START_ELO
+from tournaments.rating.model.skill import START_DEVIATION
+
+K = TypeVar("K", bound=Hashable)
+
+#: A solve stops once every column's residual is this small against its right-hand side
+#: (the variance is then exact to far below an Elo point).
+TOLERANCE = 1e-10
+#: At most this many iterations per solve: the diagonal preconditioner leaves the
+#: condition of a ladder's long chain of neighbours, a few hundred iterations at 20,000
+#: bots (bench.ratings.field_pass prints them).
+MAX_ITERATIONS = 5_000
+
+
+@dataclass(frozen=True)
+class Links(Generic[K]):
+    """Every record of the field: its bot's index in ``keys`` (``bot``), the index of the
+    field's bot it is against or -1 for an opponent outside the field (``other``), its
+    results, score and the rating it was last met at (``seen``), and its bot's
+    tempering (the dispersion its information is divided by)."""
+
+    keys: list[K]
+    bot: np.ndarray
+    other: np.ndarray
+    results: np.ndarray
+    score: np.ndarray
+    seen: np.ndarray
+    tempering: np.ndarray
+
+    @staticmethod
+    def of(
+        keys: list[K], rows: Iterable[tuple[K, K | None, float, float, float, float]]
+    ) -> Links[K]:
+        """The links of ``rows`` (bot, bot of the field it is against or None, results,
+        score, seen, tempering)."""
+        index = {k: i for i, k in enumerate(keys)}
+        columns: list[list[float]] = [[], [], [], [], [], []]
+        for bot, other, results, score, seen, tempering in rows:
+            for column, value in zip(
+                columns,
+                (
+                    index[bot],
+                    -1 if other is None else index[other],
+                    results,
+                    score,
+                    seen,
+                    tempering,
+                ),
+                strict=True,
+            ):
+                column.append(value)
+        ints = [np.asarray(c, dtype=np.int64) for c in columns[:2]]
+        floats = [np.asarray(c, dtype=float) for c in columns[2:]]
+        return Links(keys, ints[0], ints[1], *floats)
+
+    def vector(self, values: Mapping[K, float]) -> np.ndarray:
+        return np.fromiter((values[k] for k in self.keys), float, len(self.keys))
+
+
+def gradient_and_precision(links: Links[K], elo: np.ndarray) -> tuple[np.ndarray, sparse.csr_array]:
+    """The field's log-posterior's gradient and negated curvature (Elo^-2) at ratings
+    ``elo``: each record informs its bot alone against an opponent outside the field,
+    or counts half from each side of a pair within it (each holds one, the mirror of the
+    other's)."""
+    n = len(links.keys)
+    prior = 1.0 / START_DEVIATION**2
+    inside = links.other >= 0
+    against = np.where(inside, elo[np.maximum(links.other, 0)], links.seen)
+    expected = 1.0 / (1.0 + np.exp(_S * (against - elo[links.bot])))
+    share = np.where(inside, 0.5, 1.0) / links.tempering
+    slope = share * _S * (links.score - links.results * expected)
+    weight = share * _S * _S * links.results * expected * (1.0 - expected)
+    gradient = -(elo - START_ELO) * prior
+    gradient += np.bincount(links.bot, slope, n)
+    gradient -= np.bincount(links.other[inside], slope[inside], n)
+    diagonal = prior + np.bincount(links.bot, weight, n)
+    diagonal += np.bincount(links.other[inside], weight[inside], n)
+    a, b, w = links.bot[inside], links.other[inside], weight[inside]
+    rows = np.concatenate([np.arange(n), a, b])
+    columns = np.concatenate([np.arange(n), b, a])
+    values = np.concatenate([diagonal, -w, -w])
+    matrix = sparse.coo_array((values, (rows, columns)), shape=(n, n)).tocsr()
+    matrix.sum_duplicates()
+    return gradient, matrix
+
+
+def solve(
+    matrix: sparse.csr_array, vectors: np.ndarray, tolerance: float = TOLERANCE
+) -> np.ndarray:
+    """X with matrix X = vectors (one column or several) for a symmetric positive definite
+    sparse ``matrix``: conjugate gradients preconditioned by the diagonal, every column at
+    once (one sparse product per iteration for all of them)."""
+    if vectors.size == 0:
+        return np.zeros_like(vectors)
+    b = vectors.reshape(len(vectors), -1)
+    inverse_diagonal = (1.0 / matrix.diagonal())[:, None]
+    x = np.zeros_like(b)
+    r = b.copy()
+    z = r * inverse_diagonal
+    p = z.copy()
+    rz = np.einsum("ij,ij->j", r, z)
+    goal = tolerance * np.linalg.norm(b, axis=0)
+    for _ in range(MAX_ITERATIONS):
+        if np.all(np.linalg.norm(r, axis=0) <= goal):
+            break
+        q = matrix @ p
+        pq = np.einsum("ij,ij->j", p, q)
+        alpha = np.divide(rz, pq, out=np.zeros_like(rz), where=pq > 0.0)
+        x += alpha * p
+        r -= alpha * q
+        z = r * inverse_diagonal
+        before, rz = rz, np.einsum("ij,ij->j", r, z)
+        beta = np.divide(rz, before, out=np.zeros_like(rz), where=before > 0.0)
+        p = z + beta * p
+    return x.reshape(vectors.shape)
+
+
+def refit(links: Links[K], elo: np.ndarray, steps: int, converged: float) -> np.ndarray:
+    """The ratings that best explain every record at once: Newton's method from ``elo``,
+    each step one sparse solve, steps capped at 400 points."""
+    elo = elo.copy()
+    for _ in range(steps):
+        gradient, matrix = gradient_and_precision(links, elo)
+        step = solve(matrix, gradient)
+        elo += np.clip(step, -400.0, 400.0)
+        if float(np.max(np.abs(step), initial=0.0)) < converged:
+            break
+    return elo
+
+
+def contrast_variance(matrix: sparse.csr_array, contrast: np.ndarray) -> float:
+    """c' H^-1 c: the variance (Elo^2) of the combination ``contrast`` of ratings."""
+    return max(float(contrast @ solve(matrix, contrast)), 0.0)
