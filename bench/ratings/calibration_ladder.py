@@ -6,6 +6,8 @@ larger population). This bench adds the schedules that gave dishonest intervals:
 - ``ladder``: the ladder's own matchmaking (``matchmaking.choose`` fed through
   ``ladder.uncertainty`` exactly as the ladder feeds it, SLOTS tables chosen before their
   results are rated; bench.ratings.ladder_schedule's League), 2, 4 and 6 seats, 8 and 50 bots;
+  ``linked``, the service's (exploring), reads the one rating as the ladder does: the
+  field pass's view, a pass every ``pass_tables`` tables;
 - ``closed``: round robins of the same 8 bots, round after round (a closed field);
 - ``open``: each round a round robin of 6 bots drawn from 12 (bench.ratings.calibration's sites).
 
