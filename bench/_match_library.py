@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 import judge
-from judge.bots import house_policy, policies
+from judge.bots import policies
 from judge.games import GAMES, game_class, seed_files
-from judge.players import PolicyChannel, house_seed
+from judge.players import house_channel, house_seed
 from judge.referee import BotInfo, MatchSpec, play_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,7 +165,7 @@ def _entry(cell: Cell, seed: int, house: list[str], seed_bots: list[Any], starte
             channel = started(index)
             sandbox += time.perf_counter() - began
             return channel
-        return PolicyChannel(house_policy(cell.game, house[index], house_seed(seed, index)))
+        return house_channel(cell.game, house[index], house_seed(seed, index))
 
     began = time.perf_counter()
     outcome = play_match(spec, bots, start)

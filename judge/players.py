@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from judge import protocol
-from judge.bots import Policy, house_policy
+from judge.bots import Policy, game_seed, house_policy
 from judge.channel import BotGone, BotTimeout
 from judge.referee import BotInfo, StartBot
 from judge.rng import derive_seed
 
 
 class PolicyChannel:
-    """A ``BotChannel`` whose bot is a policy called in this process."""
+    """A ``BotChannel`` whose bot is a policy called in this process. With ``per_game``,
+    the policy is made afresh for each game of the match (``per_game(game number)``)."""
 
-    def __init__(self, policy: Policy) -> None:
+    def __init__(self, policy: Policy, per_game: Callable[[int], Policy] | None = None) -> None:
         self.policy = policy
+        self.per_game = per_game
+        self.playing = -1
         self.answers: deque[bytes] = deque()
         self.closed = False
 
@@ -34,6 +37,9 @@ class PolicyChannel:
         if message["type"] == "hello":
             self.answers.append(protocol.encode(protocol.ready()))
         elif message["type"] == "act":
+            if self.per_game is not None and message["game"] != self.playing:
+                self.playing = message["game"]
+                self.policy = self.per_game(self.playing)
             chosen = self.policy.act(message["observation"], message["legal"])
             self.answers.append(protocol.encode(protocol.action(chosen)))
 
@@ -56,6 +62,15 @@ def house_seed(match_seed: int, bot: int) -> int:
     return derive_seed(match_seed, "house", bot)
 
 
+def house_channel(game: str, name: str, seed: int) -> PolicyChannel:
+    """House bot ``name`` of ``game`` in this process, seeded ``seed``: like the process of
+    ``judge.bots.house_main``, a policy made afresh for each game, seeded for that game."""
+    return PolicyChannel(
+        house_policy(game, name, seed),
+        per_game=lambda number: house_policy(game, name, game_seed(seed, number)),
+    )
+
+
 def house_players(
     game: str, names: Sequence[str], match_seed: int
 ) -> tuple[list[BotInfo], StartBot]:
@@ -63,7 +78,7 @@ def house_players(
     bots = [BotInfo(f"house:{name}") for name in names]
 
     def start(index: int) -> PolicyChannel:
-        return PolicyChannel(house_policy(game, names[index], house_seed(match_seed, index)))
+        return house_channel(game, names[index], house_seed(match_seed, index))
 
     for name in names:
         house_policy(game, name)  # refuses an unknown name before the match starts

@@ -2,9 +2,11 @@
 
 At each true Elo difference and pair shape it plays DUELS simulated duels the way the
 service does (the default test [0, 20], alpha = beta = 0.05, the 4,000-game cap, rounds of
-10 pairs): numpy draws each round's pairs for every running duel at once, and each duel's
-look at the LLR after the round is the service's own code (``DuelState.looked_at``: the
-LLR of ``judge.duel.sprt`` and its decision). When a duel ends it is estimated twice:
+10 pairs, the LLR looked at after every pair): numpy draws each round's pairs for every
+running duel at once, and each duel folds its round in with the service's own code
+(``DuelState.record_pairs``: the LLR of ``judge.duel.sprt`` after each pair, the stop at
+the first that reaches a bound, the round's later pairs set aside as its overshoot). When
+a duel ends it is estimated twice:
 
 - plain: the Elo of B's mean score with m ± 1.96 sd / sqrt(pairs) (``sprt.estimate``, what
   the duel showed before issue 47);
@@ -14,6 +16,8 @@ For each it prints the interval's coverage (the share of duels whose interval ho
 true Elo, with its standard error; the goal 0.93-0.97), the estimate's bias (mean of
 estimate - truth; the goal under 3 Elo at 0, 10 and 20), the bias among the duels that
 accepted H1, and the interval's mean width; and the ratio of the two coverages' misses.
+"games" are those the test counted; "overshoot" the games played after the decision in
+its round on average (counted by neither estimate).
 
 Shapes (the law of the pair categories 0, ½, 1, 1½, 2 points at Elo 0, exponentially
 tilted to each point's mean score):
@@ -43,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.duels.sprt import tilted
-from judge.duel.sprt import Decision, Estimate, Pentanomial, Sprt, estimate, logistic_score
+from judge.duel.sprt import Decision, Estimate, Sprt, estimate, logistic_score
 from judge.duel.state import DuelState
 
 SHAPES = {
@@ -62,6 +66,7 @@ class Ended:
 
     decision: Decision
     games: int
+    overshoot: int
     plain: Estimate
     aware: Estimate
 
@@ -73,19 +78,15 @@ def play(
     per_round: int = PAIRS_PER_ROUND,
     test: Sprt | None = None,
 ) -> list[DuelState]:
-    """``duels`` duels to their end, every running one's round drawn at once by numpy."""
+    """``duels`` duels to their end, every running one's round drawn at once by numpy (in
+    the order its pairs are played: the test looks after each)."""
     rng = np.random.default_rng(seed)
     states = [DuelState(test or Sprt()) for _ in range(duels)]
-    counts = np.zeros((duels, 5), dtype=np.int64)
     running = list(range(duels))
     while running:
-        pairs = [states[i].pairs_next(per_round) for i in running]
-        drawn = rng.multinomial(pairs, law)
-        counts[running] += drawn
-        for i in running:
-            row = counts[i]
-            penta = Pentanomial((int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4])))
-            states[i] = states[i].looked_at(penta)
+        drawn = rng.choice(5, size=(len(running), per_round), p=law) / 2.0
+        for i, points in zip(running, drawn.tolist(), strict=True):
+            states[i] = states[i].record_pairs(points[: states[i].pairs_next(per_round)])
         running = [i for i in running if states[i].decision is Decision.RUNNING]
     return states
 
@@ -94,7 +95,10 @@ def cell(shape: str, elo: float, duels: int, seed: int, per_round: int, cap: int
     """The duels of one shape at one true Elo, ended and estimated both ways."""
     law = tilted(SHAPES[shape], logistic_score(elo))
     ended = play(law, duels, seed, per_round, Sprt(max_games=cap))
-    return [Ended(s.decision, s.penta.games, estimate(s.penta), s.estimate()) for s in ended]
+    return [
+        Ended(s.decision, s.penta.games, s.overshoot.games, estimate(s.penta), s.estimate())
+        for s in ended
+    ]
 
 
 def covers(found: Estimate, truth: float) -> bool:
@@ -128,8 +132,9 @@ def row(shape: str, elo: float, ended: list[Ended]) -> str:
     missed = [sum(not covers(f, elo) for f in found) for found in (plain, aware)]
     ratio = missed[1] / missed[0] if missed[0] else math.nan
     games = sum(e.games for e in ended) / len(ended)
+    overshoot = sum(e.overshoot for e in ended) / len(ended)
     return (
-        f"| {shape} | {elo:+.0f} | {sum(h1) / len(ended):.3f} | {games:.0f} | "
+        f"| {shape} | {elo:+.0f} | {sum(h1) / len(ended):.3f} | {games:.0f} | {overshoot:.1f} | "
         f"{summary('plain', plain, h1, elo)} | {summary('aware', aware, h1, elo)} | "
         f"{ratio:.2f} |"
     )
@@ -143,7 +148,8 @@ def main() -> None:
     parser.add_argument("--shapes", nargs="+", choices=sorted(SHAPES), default=list(SHAPES))
     parser.add_argument(
         "--pairs-per-round", type=int, default=PAIRS_PER_ROUND,
-        help=f"pairs between two looks at the LLR (default {PAIRS_PER_ROUND}, the service's)",
+        help=f"pairs a round plays (default {PAIRS_PER_ROUND}, the service's; the test looks "
+        "after every pair, so only the overshoot depends on it)",
     )  # fmt: skip
     parser.add_argument(
         "--max-games", type=int, default=Sprt().max_games, help="the game cap (default 4000)"
@@ -186,15 +192,14 @@ def main() -> None:
             )
             for i, (shape, elo) in enumerate(cells)
         ]
-        results = [job.result() for job in jobs]
-    print(
-        "| shape | true Elo | P(H1) | games | plain coverage | plain bias | plain bias given"
-        " H1 | plain width | aware coverage | aware bias | aware bias given H1 | aware width |"
-        " misses aware / plain |"
-    )
-    print("| --- " + "| ---: " * 12 + "|")
-    for (shape, elo), ended in zip(cells, results, strict=True):
-        print(row(shape, elo, ended))
+        print(
+            "| shape | true Elo | P(H1) | games | overshoot | plain coverage | plain bias | plain"
+            " bias given H1 | plain width | aware coverage | aware bias | aware bias given H1 |"
+            " aware width | misses aware / plain |"
+        )
+        print("| --- " + "| ---: " * 13 + "|")
+        for (shape, elo), job in zip(cells, jobs, strict=True):  # each row as it is ready
+            print(row(shape, elo, job.result()), flush=True)
     print(
         f"took {time.perf_counter() - began:.0f} s; load average "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"

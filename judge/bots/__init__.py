@@ -69,6 +69,17 @@ def policies(game: str) -> dict[str, PolicyFactory]:
     return {"random": RandomPolicy, **own}
 
 
+def game_seed(seed: int, game: int) -> int:
+    """The seed of a house bot's choices in game ``game`` (its number in the match) for a
+    bot seeded ``seed``: each game draws from its own stream, so a bot's choices in a game
+    depend on the game and its seed alone, not on how many draws earlier games took. A
+    duel needs that (issue 47): the two games of every pair, not only a round's first,
+    must differ only in who sits where."""
+    from judge.rng import derive_seed
+
+    return derive_seed(seed, "game", game)
+
+
 def house_policy(game: str, name: str, seed: int = 0) -> Policy:
     """A new house bot ``name`` of ``game``, seeded; GameError lists the names there are."""
     found = {**policies(game), **UNLISTED}

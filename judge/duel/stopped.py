@@ -18,10 +18,13 @@ The chance comes from the LLR seen as a Brownian motion between the bounds, as i
 theory and fishtest's intervals for SPRT runs: each pair adds the log ratio of its
 category's probability under the two fitted laws (exactly how the test's LLR is made),
 with the mean and variance these steps have when the pairs follow the observed law
-tilted to the candidate's mean score. The test looks at the LLR only after each round of
-pairs, not continuously; Siegmund's corrected diffusion (the bounds moved outwards by
-0.583 step sd * sqrt(pairs per look)) accounts for that, and a stop is counted half way
-through the round it came in (the observed round is shared between "earlier" and "later").
+tilted to the candidate's mean score. The test looks at the LLR after every pair (issue
+45; a duel stored before looked once a round), not continuously; Siegmund's corrected
+diffusion (the bounds moved outwards by 0.583 step sd * sqrt(pairs per look)) accounts for
+the steps it jumps by, and a stop is counted half way through the look it came in (the
+observed look is shared between "earlier" and "later"). The pairs played after the
+decision (the overshoot of its round, ``judge.duel.state``) are not in ``penta``: the
+model is the test that stopped at the crossing.
 The Brownian motion's chances are sums over images (``Walk``), in logarithms so that no
 term overflows. Standard library only, like the rest of judge.duel.
 """
@@ -276,7 +279,7 @@ def outcome_cdf(test: Sprt, penta: Pentanomial, outcome: Outcome) -> Callable[[f
     """The chance, as a function of B's true Elo, of an outcome at or below ``outcome`` in
     the stagewise order (decreasing in the Elo)."""
     walk_at = _walk_at(test, penta, outcome.per_look)
-    # A stop is counted half way through its round: half its round's chance is "earlier".
+    # A stop is counted half way through its look: half its look's chance is "earlier".
     earlier = max(outcome.pairs - outcome.per_look / 2.0, 1e-9)
 
     def cdf(elo: float) -> float:
@@ -357,8 +360,9 @@ def _solve(f: Callable[[float], float], target: float, guess: float) -> float | 
 def sequential_estimate(
     test: Sprt, penta: Pentanomial, decision: Decision, looks: int, level: float = 0.95
 ) -> Estimate:
-    """B's Elo over A with its ``level`` interval, after ``looks`` looks at the LLR (rounds)
-    that played ``penta``'s pairs and ended in ``decision`` (RUNNING or CAP: no bound
+    """B's Elo over A with its ``level`` interval, after ``looks`` looks at the LLR (one a
+    pair; one a round for a duel stored before issue 45) that played ``penta``'s pairs and
+    ended in ``decision`` (RUNNING or CAP: no bound
     reached yet). The interval's ends come from the stagewise order (``outcome_cdf``); the
     estimate is bias-adjusted (Whitehead): the Elo whose duels, stopped by the same rule,
     give on average the plain estimate observed (``adjusted_elo``). An end is None

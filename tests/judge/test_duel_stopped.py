@@ -88,20 +88,20 @@ def test_outcomes_are_ordered_and_the_order_falls_with_the_elo() -> None:
         assert values == sorted(values, reverse=True)
 
 
-def decided_after(test: Sprt, pairs_per_look: int, counts: tuple[int, ...]) -> DuelState:
-    """A duel whose every look adds ``counts`` (scaled to a look's pairs) until it ends."""
-    state, looked = DuelState(test), 0
+def decided_after(test: Sprt, counts: tuple[int, ...]) -> DuelState:
+    """A duel whose every round plays ``counts`` pairs of each category (in the order of
+    the categories, the test looking after each pair) until it ends."""
+    state = DuelState(test)
+    points = [category / 2.0 for category, n in enumerate(counts) for _ in range(n)]
     while state.decision is Decision.RUNNING:
-        looked += 1
-        total = tuple(looked * n for n in counts)
-        state = state.looked_at(Pentanomial(total))  # type: ignore[arg-type]
-        assert state.penta.pairs == looked * pairs_per_look
+        state = state.record_pairs(points)
+    assert state.looks == state.penta.pairs
     return state
 
 
 def test_an_earlier_acceptance_of_h1_means_a_stronger_b() -> None:
-    quick = decided_after(Sprt(), 10, (0, 0, 5, 0, 5))
-    slow = decided_after(Sprt(), 10, (1, 0, 6, 0, 3))
+    quick = decided_after(Sprt(), (0, 0, 5, 0, 5))
+    slow = decided_after(Sprt(), (1, 0, 6, 0, 3))
     assert quick.decision is slow.decision is Decision.H1
     assert quick.penta.pairs < slow.penta.pairs
     fast, late = quick.estimate(), slow.estimate()
@@ -110,10 +110,12 @@ def test_an_earlier_acceptance_of_h1_means_a_stronger_b() -> None:
 
 
 def test_all_drawn_pairs_give_an_interval_around_0_of_some_width() -> None:
-    # Two identical deterministic bots tie every pair: H0 after 50 pairs. The plain
-    # interval was [-0.0, -0.0]; finite data cannot pin the difference down to nothing.
-    state = decided_after(Sprt(), 10, (0, 0, 10, 0, 0))
+    # Two identical deterministic bots tie every pair: H0 at the 50th pair, in the 8th
+    # round of 7 (the 6 pairs after it are the overshoot). The plain interval was
+    # [-0.0, -0.0]; finite data cannot pin the difference down to nothing.
+    state = decided_after(Sprt(), (0, 0, 7, 0, 0))
     assert state.decision is Decision.H0 and state.penta.counts == (0, 0, 50, 0, 0)
+    assert state.overshoot.counts == (0, 0, 6, 0, 0) and len(state.history) == 8
     assert estimate(state.penta).low == estimate(state.penta).high
     found = state.estimate()
     assert found.low is not None and found.high is not None and found.elo is not None
@@ -122,7 +124,7 @@ def test_all_drawn_pairs_give_an_interval_around_0_of_some_width() -> None:
 
 
 def test_too_few_pairs_give_no_estimate() -> None:
-    state = DuelState(Sprt()).looked_at(Pentanomial((0, 0, 1, 0, 0)))
+    state = DuelState(Sprt()).record_pairs([1.0])
     assert sequential_estimate(state.test, state.penta, state.decision, 1).elo is None
 
 
@@ -149,7 +151,7 @@ def test_simulated_duels_are_covered_and_not_biased_where_the_plain_estimate_is(
     alpha=st.floats(0.001, 0.3),
     beta=st.floats(0.001, 0.3),
     cap=st.sampled_from([20, 200, 4000]),
-    per_look=st.sampled_from([5, 10, 50]),
+    per_round=st.sampled_from([1, 5, 10, 50]),
     shape=st.lists(st.floats(0.0, 1.0), min_size=5, max_size=5).filter(lambda s: sum(s) > 0),
     seed=st.integers(0, 2**32),
 )
@@ -159,20 +161,16 @@ def test_any_duel_gets_an_ordered_estimate_without_failing(
     alpha: float,
     beta: float,
     cap: int,
-    per_look: int,
+    per_round: int,
     shape: list[float],
     seed: int,
 ) -> None:
     # The estimate is made in the transaction that stores a round's result: it must never
     # raise, whatever the test's settings and the pairs, and it must read in order.
     rnd = random.Random(seed)
-    state, counts = DuelState(Sprt(elo0, min(400.0, elo0 + gap), alpha, beta, cap)), [0] * 5
-    while pairs := state.pairs_next(per_look):
-        for _ in range(pairs):
-            counts[rnd.choices(range(5), shape)[0]] += 1
-        state = state.looked_at(
-            Pentanomial((counts[0], counts[1], counts[2], counts[3], counts[4]))
-        )
+    state = DuelState(Sprt(elo0, min(400.0, elo0 + gap), alpha, beta, cap))
+    while pairs := state.pairs_next(per_round):
+        state = state.record_pairs([c / 2.0 for c in rnd.choices(range(5), shape, k=pairs)])
     found = state.estimate()
     low = -math.inf if found.low is None else found.low
     high = math.inf if found.high is None else found.high

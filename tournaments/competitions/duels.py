@@ -1,7 +1,14 @@
 """Duels (issue 35): is the owner's new version B stronger than A? Each round is two unrated
 matches on the same deals with B and A swapped (judge.duel.pairs); when both are over, the
-round is folded into the duel's sequential test (judge.duel.state) and the next round is
-queued, until the test decides or the game cap is reached.
+round is folded into the duel's sequential test (judge.duel.state: the test looks after
+every pair, in the order played) and the next round is queued, until the test decides or
+the game cap is reached.
+
+A duel keeps DUEL_ROUNDS_IN_FLIGHT rounds (2 by default) queued or playing at once (issue
+45): with one, a round's faster match left its process to other work (or idle) until the
+slower one ended and the next round was queued. Rounds are folded in in their order,
+whichever ends first; when the test decides, the rounds still in flight are cancelled
+(their games count nowhere, like the deciding round's overshoot).
 
 The rounds' matches are batch work: the dispatcher sends them with the tournaments' matches,
 owners in turn (tournaments.play.dispatch). Each function here is one transaction (or runs
@@ -15,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import Q
@@ -36,7 +44,8 @@ MAX_PAIRS_PER_ROUND = 50
 #: The most games one duel may play (the test's cap), and the fewest.
 MAX_GAMES = 4000
 MIN_GAMES = 20
-#: Duels one owner may have running at once (each keeps up to two matches in the queue).
+#: Duels one owner may have running at once (each keeps DUEL_ROUNDS_IN_FLIGHT rounds, two
+#: matches each, in the queue).
 MAX_RUNNING_PER_OWNER = 3
 #: The house bot that fills a larger table's other seats when no panel is chosen.
 DEFAULT_PANEL = "greedy"
@@ -91,7 +100,7 @@ def create_duel(owner: User | None, request: DuelRequest) -> Duel:
             seed=secrets.randbits(48) if request.seed is None else request.seed,
             state=DuelState(test).to_json(),
         )
-        _queue_round(duel, DuelState(test))
+        _top_up(duel, DuelState(test), [])
     return duel
 
 
@@ -135,11 +144,25 @@ def _default_panel(game: str) -> str:
     return DEFAULT_PANEL if DEFAULT_PANEL in found else "random"
 
 
-def _queue_round(duel: Duel, state: DuelState) -> None:
-    """Make the next round's two matches (same seed: the same deals), queued in the
+def _top_up(duel: Duel, state: DuelState, pending: Sequence[Match]) -> None:
+    """Queue rounds until DUEL_ROUNDS_IN_FLIGHT are queued or playing (``pending``: the
+    matches of the rounds not folded in yet), none beyond the game cap."""
+    rounds = {m.duel_round for m in pending}
+    committed = sum(m.games for m in pending if m.duel_seating == 0)
+    number = max(rounds, default=len(state.history) - 1) + 1
+    while len(rounds) < settings.DUEL_ROUNDS_IN_FLIGHT:
+        pairs = state.pairs_next(duel.pairs_per_round, committed)
+        if not pairs:
+            break
+        _queue_round(duel, number, pairs)
+        rounds.add(number)
+        committed += pairs
+        number += 1
+
+
+def _queue_round(duel: Duel, number: int, pairs: int) -> None:
+    """Make round ``number``'s two matches (same seed: the same deals), queued in the
     database for the dispatcher, which is woken after commit."""
-    pairs = state.pairs_next(duel.pairs_per_round)
-    number = len(state.history)
     first, second = seatings(duel.table_size, duel.b, duel.a, duel.panel)
     now = timezone.now()
     for seating, seated in enumerate((first, second)):
@@ -165,34 +188,52 @@ def _queue_round(duel: Duel, state: DuelState) -> None:
 
 def match_ended(match: Match) -> None:
     """A duel's match is over (the lease calls this in the transaction that stores it):
-    once both of its round are done, fold the round in and queue the next or decide."""
+    fold in every round whose matches are both done, in the rounds' order, then queue
+    rounds up to DUEL_ROUNDS_IN_FLIGHT, or end the duel (decided, capped, or failed)."""
     duel = Duel.objects.select_for_update().filter(pk=match.duel_id or 0).first()
     if duel is None or duel.status != Duel.Status.RUNNING:
         return
     state = DuelState.from_json(duel.state)
-    if match.duel_round != len(state.history):
+    if match.duel_round < len(state.history):
         return  # a round already folded in (a duplicate delivery)
-    both = list(
-        Match.objects.filter(duel=duel, duel_round=match.duel_round).order_by("duel_seating")
+    pending = list(
+        Match.objects.filter(duel=duel, duel_round__gte=len(state.history))
+        .exclude(status=Match.Status.CANCELLED)
+        .order_by("duel_round", "duel_seating")
     )
-    if any(m.status == Match.Status.FAILED for m in both):
-        # The round cannot be scored: its other match is not worth playing any more.
-        duel.matches.filter(status=Match.Status.QUEUED).update(
-            status=Match.Status.CANCELLED, sent_at=None
-        )
-        why = f"round {match.duel_round + 1}'s match {match.pk} failed for good: {match.failure}"
-        _end(duel, Duel.Status.FAILED, why.strip())
-        return
-    if len(both) != 2 or any(m.status != Match.Status.DONE for m in both):
-        return
-    state = state.record_round(_game_scores(both[0]), _game_scores(both[1]))
+    while True:
+        both = [m for m in pending if m.duel_round == len(state.history)]
+        failed = next((m for m in both if m.status == Match.Status.FAILED), None)
+        if failed is not None:
+            # The round cannot be scored: the matches still to play are not worth it.
+            _cancel_in_flight(duel)
+            why = f"round {failed.duel_round + 1}'s match {failed.pk} failed for good: "
+            duel.state = state.to_json()
+            _end(duel, Duel.Status.FAILED, (why + failed.failure).strip())
+            return
+        if len(both) != 2 or any(m.status != Match.Status.DONE for m in both):
+            break
+        state = state.record_round(_game_scores(both[0]), _game_scores(both[1]))
+        pending = [m for m in pending if m not in both]
+        if state.decision is not Decision.RUNNING:
+            duel.state = state.to_json()
+            _cancel_in_flight(duel)
+            capped = state.decision is Decision.CAP
+            _end(duel, Duel.Status.CAPPED if capped else Duel.Status.DECIDED)
+            return
     duel.state = state.to_json()
-    if state.decision is Decision.RUNNING:
-        duel.save(update_fields=["state"])
-        _queue_round(duel, state)
-        return
-    status = Duel.Status.CAPPED if state.decision is Decision.CAP else Duel.Status.DECIDED
-    _end(duel, status)
+    duel.save(update_fields=["state"])
+    _top_up(duel, state, pending)
+
+
+def _cancel_in_flight(duel: Duel) -> None:
+    """The duel's rounds still queued or playing are cancelled (a playing match's worker
+    stops it within MATCH_WATCH_SECONDS), and the dispatcher fills their processes."""
+    stopped = duel.matches.filter(status__in=(Match.Status.QUEUED, Match.Status.RUNNING)).update(
+        status=Match.Status.CANCELLED, lease_expires_at=None, sent_at=None
+    )
+    if stopped:
+        wake.dispatch_after_commit()
 
 
 def _game_scores(match: Match) -> list[Sequence[float]]:

@@ -208,6 +208,11 @@ WORKER_HEARTBEAT_SECONDS = env_float("WORKER_HEARTBEAT_SECONDS", 5.0)
 INTERACTIVE_RESERVE = env_int("INTERACTIVE_RESERVE", 1)
 INTERACTIVE_OWNER_CAP = env_int("INTERACTIVE_OWNER_CAP", 0)  # 0: half of what is not reserved
 TOURNAMENT_SLOTS = env_int("TOURNAMENT_SLOTS", 0)
+# Rounds a running duel keeps queued or playing at once (tournaments.competitions.duels):
+# 2 plays the next round while the last one's slower match finishes; 1 was the old way.
+DUEL_ROUNDS_IN_FLIGHT = env_int("DUEL_ROUNDS_IN_FLIGHT", 2)
+if not 1 <= DUEL_ROUNDS_IN_FLIGHT <= 4:
+    raise SettingError(f"DUEL_ROUNDS_IN_FLIGHT={DUEL_ROUNDS_IN_FLIGHT}: must be 1 to 4")
 if min(TOURNAMENT_SLOTS, INTERACTIVE_RESERVE, INTERACTIVE_OWNER_CAP) < 0:
     raise SettingError(
         "TOURNAMENT_SLOTS, INTERACTIVE_RESERVE and INTERACTIVE_OWNER_CAP must not be negative"

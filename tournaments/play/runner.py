@@ -27,9 +27,8 @@ from typing import Any, Literal
 
 from judge import sandbox_bridge
 from judge.bot_folders import HOUSE_SEED_ENV, house_bot
-from judge.bots import house_policy
 from judge.channel import BotChannel
-from judge.players import PolicyChannel, house_seed
+from judge.players import house_channel, house_seed
 from judge.protocol import FaultKind
 from judge.referee import (
     BotInfo,
@@ -500,7 +499,7 @@ def play(
                 return PersonChannel(plan.match_id)
             if not sandboxed(index):
                 seed = seat_seed(plan, index)
-                return PolicyChannel(house_policy(plan.game, plan.seats[index].house_policy, seed))
+                return house_channel(plan.game, plan.seats[index].house_policy, seed)
             if index not in pending:
                 start_together([index])
             return _TimedChannel(pending.pop(index), closing)
