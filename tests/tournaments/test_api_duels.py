@@ -56,9 +56,11 @@ def test_the_owner_makes_reads_lists_and_cancels_a_duel(people: dict[str, Any]) 
     assert body["status"] == "running" and body["state"]["test"]["elo1"] == 40
     assert body["b_name"] == "mine v1" and body["state"]["history"] == []
     queued = Match.objects.filter(duel_id=body["id"])
-    assert sorted(queued.values_list("duel_seating", "games", "status")) == [
-        (0, 4, "queued"),
-        (1, 4, "queued"),
+    assert sorted(queued.values_list("duel_round", "duel_seating", "games", "status")) == [
+        (0, 0, 4, "queued"),
+        (0, 1, 4, "queued"),
+        (1, 0, 4, "queued"),  # two rounds in flight (DUEL_ROUNDS_IN_FLIGHT)
+        (1, 1, 4, "queued"),
     ]
     assert [d["id"] for d in owner.get("/api/duels/").json()["results"]] == [body["id"]]
     assert owner.get(f"/api/duels/{body['id']}/").json()["state"]["decision"] == "running"
