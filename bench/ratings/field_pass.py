@@ -14,11 +14,12 @@ times one pass, split into its steps: loading and refitting the field with the s
 dispersions (``field_store.game_field``), reading the recent units, the refit with the
 dispersion they show (``field_dispersion.measured_field``: a refit and an inversion more),
 every bot's joint deviation at once
-(``field_deviations.against_mean``: one dense inversion by numpy) and storing the rows.
+(``field_deviations.against_mean``: exact by one dense inversion up to 3,000 bots, probed
+above) and storing the rows.
 
-Baseline, in the same run: ``Field.deviation`` (one plain-Python conjugate-gradient solve
-per bot) for ``--sample`` bots, extrapolated to the whole field; the ratio says what the
-one inversion saves. The sampled bots' deviations must agree to 1e-6.
+Then the deviations against exact ones: ``--sample`` bots' exact solves (their time per bot,
+extrapolated to the field, is the baseline), and up to 6,000 bots every bot's probed
+deviation against the dense inversion's: the largest and mean relative differences.
 
 Then the leaderboard's rows as its view reads them (ordered by the rating shown, the field
 view's: a scan of the game's rated bots), top page and deepest, against the former order
