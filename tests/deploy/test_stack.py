@@ -12,16 +12,21 @@ The stack has a project name and loopback ports of its own (bench/_stack.py), an
 
 from __future__ import annotations
 
+import http.client
 import os
+import re
 import subprocess
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+import yaml
 
-from bench._stack import Stack, wait_for
+from bench._stack import Stack, free_ports, wait_for
+from tests.tournaments.sftp_server import sftp_server
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
@@ -228,6 +233,206 @@ def labelled(stack: Stack, service: str) -> list[str]:
     done = subprocess.run(
         ["docker", "ps", "-q", "--filter", f"label=com.docker.compose.project={stack.project}",
          "--filter", f"label=com.docker.compose.service={service}"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout.split()
+
+
+#: What differs between two answers of the same data: a form's CSRF token.
+PER_REQUEST = re.compile(rb'name="csrfmiddlewaretoken" value="[^"]*"|csrftoken=[^;]*')
+RATINGS = (
+    "SELECT bot_id, game, elo, deviation, units, variance, matches, wins, draws, losses "
+    "FROM tournaments_rating ORDER BY bot_id, game"
+)
+HISTORY = (
+    "SELECT bot_id, match_id, seq, before, after FROM tournaments_ratinghistory "
+    "ORDER BY bot_id, match_id, seq"
+)
+REPLAYS = """
+SELECT r.match_id, r.name FROM tournaments_replay r JOIN tournaments_match m ON m.id = r.match_id
+WHERE m.tournament_id = %s ORDER BY r.match_id
+"""
+
+
+def site_pages(stack: Stack, tournament: int) -> list[str]:
+    """The pages and API answers of one tournament: its matches, replays, frames, bots."""
+    played = sorted(pk for pk, _, _, _ in matches(stack, tournament))
+    bots = [bot for (bot,) in stack.sql(
+        "SELECT DISTINCT s.bot_id FROM tournaments_seat s JOIN tournaments_match m "
+        "ON m.id = s.match_id WHERE m.tournament_id = %s ORDER BY 1", tournament,
+    )]  # fmt: skip
+    paths = ["/", "/leaderboard/bigtwo/", "/tournaments/", f"/tournaments/{tournament}/"]
+    paths += ["/api/leaderboards/bigtwo/", "/api/matches/", f"/api/tournaments/{tournament}/"]
+    paths += [f"/api/tournaments/{tournament}/standings/"]
+    for match in played:
+        paths += [f"/matches/{match}/", f"/api/matches/{match}/"]
+        paths += [f"/api/matches/{match}/replay/", f"/matches/{match}/frames/?seat=0"]
+    return paths + [f"/bots/{bot}/" for bot in bots]
+
+
+def fetch(port: int | str, paths: list[str]) -> dict[str, tuple[int, bytes]]:
+    """Each path's status and body as sent (gzip accepted), bar a form's CSRF token."""
+    found = {}
+    for path in paths:
+        conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
+        conn.request("GET", path, headers={"Accept-Encoding": "gzip"})
+        answer = conn.getresponse()
+        found[path] = (answer.status, PER_REQUEST.sub(b"", answer.read()))
+        conn.close()
+    return found
+
+
+def tournament_named(stack: Stack, name: str) -> int:
+    [(pk,)] = stack.sql("SELECT id FROM tournaments_tournament WHERE name = %s", name)
+    return int(pk)
+
+
+@pytest.mark.timeout(1800)  # a second stack's start, or three containers', at any load
+def test_a_backup_restored_into_a_fresh_stack_serves_the_same_site(
+    stack: Stack, author: dict[str, Any], tmp_path: Path
+) -> None:
+    """scripts/stack backup (manage.py backup from the host, pg_dump in the stack's
+    PostgreSQL container), then scripts/stack restore into a fresh stack (another project:
+    new volumes, new ports) and scripts/stack up there: the same pages and ratings."""
+    tournament = tournament_named(stack, "through the proxy")
+    [(played, kept)] = stack.sql(
+        "SELECT (SELECT count(*) FROM tournaments_match), (SELECT count(*) FROM tournaments_replay)"
+    )
+    assert played >= 6 and kept >= 6
+    backup = tmp_path / "backup"
+    done = stack.script("backup", str(backup))
+    said = done.stdout + done.stderr
+    assert f"saved {played} matches ({kept} replays)" in said, said
+    assert sorted(p.name for p in backup.iterdir()) == [
+        "database.dump",
+        "manifest.json",
+        "media.tar",
+    ]
+    paths = site_pages(stack, tournament)
+    before = fetch(stack.settings["WEB_PORT"], paths)
+    rated = stack.sql(RATINGS) + stack.sql(HISTORY)
+
+    fresh = Stack.make(f"cardjudge-restored-{os.getpid()}", **SETTINGS)
+    try:
+        done = fresh.script("restore", str(backup))
+        said = done.stdout + done.stderr
+        assert f"restored {played} matches ({kept} replays)" in said, said
+        fresh.up(1)
+        after = fetch(fresh.settings["WEB_PORT"], paths)
+        assert fresh.sql(RATINGS) + fresh.sql(HISTORY) == rated
+        # Restoring over a stack that has its data is refused, naming what to do.
+        with pytest.raises(AssertionError, match="restore into a fresh stack"):
+            fresh.script("restore", str(backup))
+    finally:
+        fresh.down()
+    assert {path: status for path, (status, _) in before.items() if status != 200} == {}
+    different = {path: (before[path], after[path]) for path in paths if before[path] != after[path]}
+    assert different == {}
+
+
+@pytest.mark.timeout(1800)  # a second stack's start, or three containers', at any load
+def test_two_worker_containers_sharing_only_the_database_redis_and_the_replay_store(
+    stack: Stack, author: dict[str, Any], tmp_path: Path
+) -> None:
+    """Worker hosts (docs/deploy.md, "Workers on several machines"): two worker containers
+    of the app image, each with a media volume of its own, and a web container with a
+    third, reach the stack's PostgreSQL and Redis and an SFTP store (sshd on loopback),
+    nothing else. The stack's own workers (which share its media volume) stop first: every
+    match is played by the two, every replay lands on the store and in no media folder,
+    and the web serves each byte-equal to the store's file. Last in this module: it leaves
+    the stack's workers stopped."""
+    rendered = yaml.safe_load((ROOT / "var" / "stack" / f"{stack.project}.yml").read_text())
+    with sftp_server(tmp_path) as store, ExitStack() as hosts:
+        stack.compose("stop", "worker")
+        secrets = Path("/run/secrets/replay")
+        env = store.env(secrets)
+        [web_port] = free_ports(1)
+        started = []
+        for name in ("east", "west", "web"):
+            service = rendered["services"]["web" if name == "web" else "worker"]
+            container = f"{stack.project}-{name}"
+            hosts.callback(remove_host, container)
+            command = (
+                ["gunicorn", "--config=python:tournaments.config.webserver",
+                 f"--bind=127.0.0.1:{web_port}", "--workers=1"]
+                if name == "web"
+                else ["celery", "-A", "tournaments", "worker", "-n", f"{name}@%h",
+                      "--concurrency=2", "--prefetch-multiplier=1", "--without-gossip",
+                      "--without-mingle", "--loglevel=INFO"]
+            )  # fmt: skip
+            run_host(container, service, env, store.key.parent, secrets, command)
+            started.append(container)
+        for container in started[:2]:
+            wait_for(lambda c=container: " ready." in logs(c), 300, f"{container} to be ready")
+        wait_for(lambda: live(web_port), 120, "the web container to answer")
+
+        tournament = start_tournament(stack, author, "on worker hosts", players=4)
+        wait_for(lambda: finished(stack, tournament), 600, "the tournament on the worker hosts")
+        played = matches(stack, tournament)
+        assert len(played) == 6 and {status for _, status, _, _ in played} == {"done"}
+        assert {worker.split("@")[0] for _, _, _, worker in played} == {"east", "west"}
+        replays = dict(stack.sql(REPLAYS, tournament))
+        assert len(replays) == 6
+        stored = {
+            p.relative_to(store.root).as_posix() for p in store.root.rglob("*") if p.is_file()
+        }
+        assert stored == set(replays.values())
+        for match, name in replays.items():
+            status, body = fetch(web_port, [f"/api/matches/{match}/replay/"]).popitem()[1]
+            assert (status, body) == (200, (store.root / name).read_bytes()), match
+            assert fetch(web_port, [f"/matches/{match}/frames/?seat=0"]).popitem()[1][0] == 200
+        frames = {p.name for p in store.root.rglob("*") if ".frames" in p.name}
+        assert len(frames) >= 6  # computed by the web once, kept on the store
+        for container in started:  # no host kept a file of its own
+            assert media_files(container) == [], container
+
+
+def run_host(
+    container: str, service: dict[str, Any], env: dict[str, str], secrets: Path,
+    mounted_at: Path, command: list[str],
+) -> None:  # fmt: skip
+    """One host's container: the stack's service settings (its PostgreSQL and Redis on
+    loopback), ``env`` on top, a media volume of its own and the store's key read-only;
+    a worker also gets the engine's socket and the pipe root, as on any worker host."""
+    environment = {**service["environment"], **env}
+    args = ["docker", "run", "-d", "--name", container, "--network", "host", "--userns", "host"]
+    args += ["-v", f"{container}-media:/app/var/media", "-v", f"{secrets}:{mounted_at}:ro"]
+    if "celery" in command:
+        pipes = environment["JUDGE_PIPE_ROOT"]
+        args += ["--user", "root", "--pid", "host", "-v", f"{pipes}:{pipes}"]
+        args += ["-v", "/var/run/docker.sock:/var/run/docker.sock"]
+    for key, value in environment.items():
+        args += ["-e", f"{key}={'' if value is None else value}"]
+    subprocess.run([*args, service["image"], *command], check=True, capture_output=True)
+
+
+def remove_host(container: str) -> None:
+    """Stop (a worker's warm shutdown removes the bot containers it kept), then remove the
+    container and its media volume."""
+    subprocess.run(["docker", "stop", "-t", "120", container], capture_output=True, check=False)
+    subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
+    subprocess.run(
+        ["docker", "volume", "rm", f"{container}-media"], capture_output=True, check=False
+    )
+
+
+def logs(container: str) -> str:
+    done = subprocess.run(
+        ["docker", "logs", container], capture_output=True, text=True, check=False
+    )
+    return done.stdout + done.stderr
+
+
+def live(port: int) -> bool:
+    try:
+        return requests.get(f"http://127.0.0.1:{port}/health?live", timeout=10).status_code == 200
+    except requests.ConnectionError:
+        return False
+
+
+def media_files(container: str) -> list[str]:
+    done = subprocess.run(
+        ["docker", "exec", container, "find", "/app/var/media", "-type", "f"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     return done.stdout.split()
