@@ -122,6 +122,9 @@ class Game(ABC):
     #: only some positions bring out is found before rated play. ``situation`` says which
     #: kinds a seat meets now; {} (the default): the check plays its one round only.
     situations: ClassVar[Mapping[str, str]] = {}
+    #: Set by ``apply_listed`` for the one ``apply`` it makes: (moves so far, seat, the
+    #: action's id), an action known to be in the seat's legal list.
+    _listed: tuple[int, Seat, int] | None = None
     #: The name the replay renderer registers under (the game package's replay.js); "" for
     #: the generic renderer. Read through judge.games.parts, which finds the file.
     renderer: ClassVar[str] = ""
@@ -284,11 +287,24 @@ class Game(ABC):
 
     def apply(self, seat: Seat, action: Action) -> None:
         """Apply ``action`` for ``seat``, or raise IllegalActionError saying why not."""
-        reason = self.why_illegal(seat, action)
-        if reason is not None:
-            raise IllegalActionError(f"seat {seat}: {reason}")
+        if self._listed != (len(self.history), seat, id(action)):
+            reason = self.why_illegal(seat, action)
+            if reason is not None:
+                raise IllegalActionError(f"seat {seat}: {reason}")
+        self._listed = None
         self._apply(seat, action)
         self.history.append(Step(seat, action))
+
+    def apply_listed(self, seat: Seat, action: Action) -> None:
+        """``apply`` an action that is an element of ``legal_actions(seat)`` got in this
+        state for a seat to act (the referee's): that list is the rules' check, so it is
+        not made again (a game's ``why_illegal`` may list every legal action once more).
+        Goes through ``apply``, so a hook on it (the live feed's) still sees the move."""
+        self._listed = (len(self.history), seat, id(action))
+        try:
+            self.apply(seat, action)
+        finally:
+            self._listed = None
 
     def header(self) -> JSONDict:
         """How the game was made: enough to make it again."""

@@ -69,14 +69,20 @@ class BadAnswer(ValueError):
         self.hint = hint
 
 
-def encode(message: Mapping[str, Any]) -> bytes:
-    """One message as a line of compact UTF-8 JSON, without the newline."""
-    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return text.encode("utf-8")
-
-
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
+
+
+#: One encoder and one decoder for every message: ``json.dumps`` and ``json.loads`` with
+#: options build a new one per call, which cost more than decoding a bot's answer
+#: (bench/engines/referee.py measures it).
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """One message as a line of compact UTF-8 JSON, without the newline."""
+    return _ENCODER.encode(message).encode("utf-8")
 
 
 def decode(line: bytes) -> Any:
@@ -87,7 +93,9 @@ def decode(line: bytes) -> Any:
         reason = f"the line is not UTF-8 ({error.reason} at byte {error.start})"
         raise BadAnswer(NOT_UTF8, reason) from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        if text.startswith("\ufeff"):  # as json.loads refuses it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        return _DECODER.decode(text)
     except (ValueError, RecursionError) as error:
         raise BadAnswer(NOT_JSON, f"the line is not one JSON value ({error})") from None
 
@@ -136,11 +144,12 @@ def parse_action(line: bytes, legal: Sequence[Action]) -> Action:
             "an action is a string, a list of strings, or an index into the legal list"
             + fault_hints.suffix(chosen, legal),
         )
-    if chosen not in legal:
+    try:
+        return legal[legal.index(chosen)]  # one scan of the list, not two
+    except ValueError:
         hint = fault_hints.guarded(chosen, legal)
         said = f"{chosen!r} is not one of the legal actions"
-        raise BadAnswer(ILLEGAL_ACTION, said + fault_hints.written(hint), chosen, hint)
-    return legal[legal.index(chosen)]
+        raise BadAnswer(ILLEGAL_ACTION, said + fault_hints.written(hint), chosen, hint) from None
 
 
 # Messages from the judge.

@@ -527,17 +527,19 @@ class Referee:
                 else:
                     self._mark(bot, index)
             if action is None:
-                action, used = game.fallback_action(seat), None
-            game.apply(seat, action)
+                game.apply(seat, game.fallback_action(seat))
+            else:  # an element of the legal list the bot was sent: checked already
+                game.apply_listed(seat, action)
             times.append(None if used is None else round(used, 6))
         result = game.result()
+        revealed = game.revealed()  # once a game, not once a seat: the same for all
         for seat, bot_index in enumerate(seating):
             over = protocol.game_over(
                 game=index,
                 seat=seat,
                 scores=result.scores,
                 places=result.places,
-                revealed=game.revealed(),
+                revealed=revealed,
             )
             self._send(self.bots[bot_index], over, game=index, seat=seat)
         return {
