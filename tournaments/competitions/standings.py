@@ -114,7 +114,18 @@ def _finished(
     tournament: Tournament,
 ) -> Iterator[tuple[int, tuple[int, ...], tuple[int, ...], str]]:
     """(match id, version per seat, places, encoded units) of each finished match, in
-    match order."""
+    match order.
+
+    The matches are read before their seats: a match that finishes between the two reads
+    is then either in both or only among the seats (ignored). Read the other way round, a
+    match finishing in between came with no seats, counted as read but for no one, and the
+    finished tournament's cached table kept it missing (the stack test's standings summed
+    10 seats for 12)."""
+    finished = list(
+        tournament.matches.filter(status=Match.Status.DONE)
+        .order_by("number", "id")
+        .values_list("id", "result__places", "units")
+    )
     seats: dict[int, list[int]] = defaultdict(list)
     for match_id, version_id in (
         Seat.objects.filter(match__tournament=tournament, match__status=Match.Status.DONE)
@@ -122,11 +133,7 @@ def _finished(
         .values_list("match_id", "version_id")
     ):
         seats[match_id].append(version_id)
-    for match_id, places, text in (
-        tournament.matches.filter(status=Match.Status.DONE)
-        .order_by("number", "id")
-        .values_list("id", "result__places", "units")
-    ):
+    for match_id, places, text in finished:
         yield match_id, tuple(seats[match_id]), tuple(places or ()), text
 
 
