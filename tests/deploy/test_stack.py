@@ -266,8 +266,8 @@ def site_pages(stack: Stack, tournament: int) -> list[str]:
     paths += [f"/api/tournaments/{tournament}/standings/"]
     for match in played:
         paths += [f"/matches/{match}/", f"/api/matches/{match}/"]
-        # Not the viewer's frames: on the stack the web (the app's user) cannot write them
-        # beside the replay files the workers (root) wrote: 500, a bug not yet fixed.
+        # Not the viewer's frames: computed on demand by each web; the workers' replay
+        # folders now go to the media volume's owner (tests/web/test_replay_storage.py).
         paths += [f"/api/matches/{match}/replay/"]
     return paths + [f"/bots/{bot}/" for bot in bots]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,15 @@ def test_the_migration_moves_stored_replays_to_files_and_back(replay_root: Path)
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
     assert replay_store.load(Replay.objects.get(match_id=done.pk)) == kept  # out again
+
+
+@pytest.mark.django_db
+def test_a_replay_saved_by_root_goes_to_the_owner_of_the_store(replay_root: Path) -> None:
+    """On the compose stack the workers are root and the web the app's user (10001): the
+    replay folder a worker makes must be the web's, or it cannot keep frames beside it."""
+    replay_root.parent.chmod(0o755)
+    os.chown(replay_root.parent, 10001, 10001)  # the media volume; the replays folder is
+    finished_match(record("bigtwo", 4, {}))  # made by the first worker to save one
+    [stored] = files(replay_root)
+    owners = {(p.stat().st_uid, p.stat().st_gid) for p in (stored, stored.parent, replay_root)}
+    assert owners == {(10001, 10001)}

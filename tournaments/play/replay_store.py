@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
+import os
 import secrets
 import threading
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -29,6 +32,8 @@ from django.utils.module_loading import import_string
 from tournaments.models import Replay
 
 JSON = "application/json"
+
+logger = logging.getLogger(__name__)
 
 
 def replay_storage() -> Storage:
@@ -63,10 +68,30 @@ def stored_replay(match_id: int, record: dict[str, Any]) -> Replay:
     data = compress(record)
     folder = f"{match_id // 1000:06d}"
     wanted = f"{folder}/{match_id}-{secrets.token_hex(6)}.json.gz"
-    name = replay_storage().save(wanted, ContentFile(data))
+    storage = replay_storage()
+    name = storage.save(wanted, ContentFile(data))
+    give_to_root_owner(storage, name)
     games = record.get("games", [])
     players = max((len(g.get("seating", [])) for g in games), default=0)
     return Replay(match_id=match_id, name=name, size=len(data), games=len(games), players=players)
+
+
+def give_to_root_owner(storage: Storage, name: str) -> None:
+    """A file saved by root goes, with its folder, to the owner of the store's root (or of
+    the nearest folder above it that is not root's: the media volume, when a worker made
+    the replay folder itself). On the compose stack the workers run as root and the web
+    as the app's user: a replay folder left root's kept the web from saving the viewer's
+    frames beside its replays (500). Not root, or not a local folder: nothing to do."""
+    if os.geteuid() != 0 or not isinstance(storage, FileSystemStorage):
+        return
+    root = Path(storage.location)
+    owner = next((os.stat(p) for p in (root, *root.parents) if os.stat(p).st_uid != 0), None)
+    if owner is None:
+        return
+    path = Path(storage.path(name))
+    for made in (path, path.parent, root):  # the store's root too, if root made it
+        if os.stat(made).st_uid == 0:
+            os.chown(made, owner.st_uid, owner.st_gid)
 
 
 def compressed(replay: Replay) -> bytes:
@@ -103,7 +128,11 @@ def cached_frames(
             data: bytes = file.read()
         return data
     data = compress(compute(load(replay)))
-    kept = storage.save(name, ContentFile(data))
+    try:
+        kept = storage.save(name, ContentFile(data))
+    except OSError as error:  # a cache that cannot be written must not fail the view
+        logger.warning("could not keep the frames %s: %s", name, error)
+        return data
     if kept != name:  # another request kept the same frames first: one copy is enough
         storage.delete(kept)
     return data
