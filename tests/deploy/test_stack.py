@@ -266,9 +266,10 @@ def site_pages(stack: Stack, tournament: int) -> list[str]:
     paths += [f"/api/tournaments/{tournament}/standings/"]
     for match in played:
         paths += [f"/matches/{match}/", f"/api/matches/{match}/"]
-        # Not the viewer's frames: computed on demand by each web; the workers' replay
-        # folders now go to the media volume's owner (tests/web/test_replay_storage.py).
-        paths += [f"/api/matches/{match}/replay/"]
+        # The viewer's frames too: the web (the app's user) keeps them beside the replay
+        # files the workers (root) wrote, which answered 500 until the workers' folders
+        # went to the media volume's owner.
+        paths += [f"/api/matches/{match}/replay/", f"/matches/{match}/frames/?seat=0"]
     return paths + [f"/bots/{bot}/" for bot in bots]
 
 

@@ -17,7 +17,10 @@ pytestmark = pytest.mark.django_db
 
 
 def state_after(counts: tuple[int, int, int, int, int], alpha: float, beta: float) -> DuelState:
-    return DuelState(Sprt(0.0, 20.0, alpha, beta, 4000)).looked_at(Pentanomial(counts))
+    """The state after one look at these pairs' counts (the test's own decision)."""
+    test, penta = Sprt(0.0, 20.0, alpha, beta, 4000), Pentanomial(counts)
+    llr = test.llr(penta)
+    return DuelState(test, penta, ((penta.games, llr),), test.decide(llr, penta.games), looks=1)
 
 
 def test_the_sentence_says_the_call_its_score_and_its_chance_of_being_wrong() -> None:
