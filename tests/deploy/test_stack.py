@@ -33,11 +33,13 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 3
 #: Production's defaults but for what this test waits on: no ladder (its matches would only
 #: slow the tournaments down), and leases and the reaper in seconds, not minutes, so that
-#: the killed worker's match is played again soon.
+#: the killed worker's match is played again soon, and a match whose message Redis lost in
+#: its restart (queued, sent, never started) is sent again after a minute, not 15.
 SETTINGS = {
     "LADDER_ENABLED": "false",
     "MATCH_LEASE_SECONDS": "15",
     "REAPER_INTERVAL_SECONDS": "5",
+    "MATCH_REQUEUE_AFTER_SECONDS": "60",
     "WEB_WORKERS": "2",
     "TABLE_SLOTS": "2",
     "FLOWER_BASIC_AUTH": "monitor:a-test-password-44",
