@@ -153,7 +153,8 @@ def test_a_schema_only_client_uploads_checks_enters_and_reads_standings(
         report = api.call("versions_retrieve", id=pk)
         assert report["status"] == "accepted", report["check_report"]
         sizes = [match["players"] for match in report["check_report"]["matches"]]
-        assert sizes == [2, 3, 4]  # every table size of Big Two
+        # every table size of Big Two first, then further matches until each situation is met
+        assert sizes[:3] == [2, 3, 4] and set(sizes) == {2, 3, 4}
 
     api.sign_in(tokens[0])
     tournament = api.call(
