@@ -38,6 +38,12 @@ def children(pid: int) -> list[int]:
     return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``, its children first."""
+    found = children(pid)
+    return found + [d for child in found for d in descendants(child)]
+
+
 def remapped_backend() -> DockerBackend:
     backend = harness.pipe_backend()
     assert backend.ids.remapped, (
@@ -79,7 +85,11 @@ def test_pid_1_of_a_bot_container_is_an_unprivileged_host_user(
         assert channel.recv(time.monotonic() + 60) == b"ready"
         pid_1 = host_pid_of_pid_1(label)
         assert_unprivileged(pid_1, backend, 0)  # the container's root
-        (bot,) = children(pid_1)
+        family = descendants(pid_1)  # a pooled bot is the zygote's child (issue 45)
+        zygotes = [p for p in family if Path(f"/proc/{p}/comm").read_text().strip() == "zygote"]
+        for zygote in zygotes:
+            assert_unprivileged(zygote, backend, 0)  # the container's root, too
+        (bot,) = [p for p in family if p not in zygotes]
         assert_unprivileged(bot, backend, BOT_UID)  # the bot's nobody
     finally:
         channel.close()
