@@ -264,7 +264,9 @@ def site_pages(stack: Stack, tournament: int) -> list[str]:
         "ON m.id = s.match_id WHERE m.tournament_id = %s ORDER BY 1", tournament,
     )]  # fmt: skip
     paths = ["/", "/leaderboard/bigtwo/", "/tournaments/", f"/tournaments/{tournament}/"]
-    paths += ["/api/leaderboards/bigtwo/", "/api/matches/", f"/api/tournaments/{tournament}/"]
+    # One tournament's matches: the whole list has a next page (its link names the port).
+    paths += ["/api/leaderboards/bigtwo/", f"/api/matches/?tournament={tournament}"]
+    paths += [f"/api/tournaments/{tournament}/"]
     paths += [f"/api/tournaments/{tournament}/standings/"]
     for match in played:
         paths += [f"/matches/{match}/", f"/api/matches/{match}/"]
