@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -104,7 +105,26 @@ def test_a_worker_without_the_hosts_cgroups_gets_a_group_from_the_engine(
         assert channel.recv(time.monotonic() + 30) == b"y"
     finally:
         channel.close()
-    assert cgroups.remove_group(group)
+    # The engine removes the container's own folder once the container is gone, which a
+    # loaded host may finish after close returns: wait for that, not a clock.
+    gone = _within(120, lambda: not (CPU / group / container_id).exists())
+    assert gone, f"the engine kept {CPU / group / container_id} after removing the container"
+    assert cgroups.remove_group(group), f"{group} still holds {_children(CPU / group)}"
+
+
+def _within(seconds: float, condition: Callable[[], bool]) -> bool:
+    """Whether ``condition`` holds within ``seconds``, polled."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def _children(folder: Path) -> list[str]:
+    """The cgroups left under ``folder`` (what keeps it from being removed)."""
+    return sorted(child.name for child in folder.iterdir() if child.is_dir())
 
 
 def test_cgroup_v2_gets_the_same_weight_in_its_unit(
