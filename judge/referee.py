@@ -170,6 +170,9 @@ class MatchOutcome:
     record: JSONDict
     logs: list[str]
     log_games: list[list[list[int]]] = field(default_factory=list)
+    #: What the next part of a match played in parts starts from (``Carried``): each
+    #: bot's state after the last block played. Not part of ``to_json``.
+    carry: list[JSONDict] = field(default_factory=list)
 
     def to_json(self) -> JSONDict:
         return {
@@ -232,6 +235,49 @@ def blocks(plan: Sequence[tuple[int, list[int]]]) -> list[list[tuple[int, int, l
             runs.append([])
         runs[-1].append((index, deal, seating))
     return runs
+
+
+def split_blocks(count: int, parts: int) -> list[range]:
+    """``count`` blocks (a duplicate match's seatings) cut into at most ``parts`` runs of
+    consecutive blocks, as even as can be (the first runs one longer): the parts of a match
+    played on several hosts, in order."""
+    parts = max(1, min(parts, count))
+    size, extra = divmod(count, parts)
+    runs, start = [], 0
+    for part in range(parts):
+        end = start + size + (1 if part < extra else 0)
+        runs.append(range(start, end))
+        start = end
+    return runs
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What one part of a match played in parts (``play_match``'s ``part``) hands to the
+    next, so that the parts together play exactly the match played whole: the games played
+    so far (full records, in order), the faults so far, and each bot's state (``retired``,
+    ``bank``, ``wall_bank``, ``log``, ``log_games``: a retired bot stays retired, banks
+    and logs carry over, as between a whole match's blocks)."""
+
+    games: list[JSONDict]
+    faults: list[JSONDict]
+    bots: list[JSONDict]
+
+
+class _Gone:
+    """The channel of a bot carried into a part before it is started (or never, retired)."""
+
+    def send(self, line: bytes) -> None:
+        raise BotGone("not started in this part")
+
+    def recv(self, deadline: float) -> bytes:
+        raise BotGone("not started in this part")
+
+    def close(self) -> None:
+        return None
+
+    def stderr(self) -> bytes:
+        return b""
 
 
 def default_game_maker(name: str) -> GameMaker:
@@ -342,8 +388,12 @@ class Referee:
         announce: AnnounceStarts | None = None,
         stop: StopCheck | None = None,
         host: HostCheck | None = None,
+        part: range | None = None,
+        carried: Carried | None = None,
     ) -> None:
         self.spec = spec
+        self.part = part
+        self.carried = carried
         self.announce = announce
         self.stop = stop
         self.host = host
@@ -555,10 +605,38 @@ class Referee:
         seed = derive_seed(self.spec.seed, deal)
         return self.make_game(seed, self.players, self.spec.variant, self.spec.options)
 
+    def _resume(self, carried: Carried) -> None:
+        """Start from where the match's earlier parts left it (``Carried``)."""
+        self.game_records = [dict(played) for played in carried.games]
+        self.faults = [Fault(**fault) for fault in carried.faults]
+        for index, state in enumerate(carried.bots):
+            bot = _Bot(index, _Gone(), float(state["bank"]), float(state["wall_bank"]))
+            bot.retired, bot.closed = bool(state["retired"]), True
+            bot.log, bot.log_games = str(state["log"]), [list(m) for m in state["log_games"]]
+            self.bots.append(bot)
+
+    def _carry(self) -> list[JSONDict]:
+        return [
+            {
+                "retired": bot.retired,
+                "bank": bot.bank,
+                "wall_bank": bot.wall_bank,
+                "log": bot.log,
+                "log_games": [list(mark) for mark in bot.log_games],
+            }
+            for bot in self.bots
+        ]
+
     def run(self) -> MatchOutcome:
         first = self._new_game(0)  # refuses a bad variant or option before any bot starts
+        runs = blocks(schedule(self.spec, self.players))
+        chosen = runs if self.part is None else runs[self.part.start : self.part.stop]
+        if not chosen:
+            raise ValueError(f"part {self.part} holds none of the match's {len(runs)} blocks")
+        if self.carried is not None:
+            self._resume(self.carried)
         try:
-            for block in blocks(schedule(self.spec, self.players)):
+            for block in chosen:
                 self._check_stop()
                 self._start_bots()
                 for bot in self.bots:
@@ -658,6 +736,7 @@ class Referee:
             record=record,
             logs=[bot.log for bot in self.bots],
             log_games=[bot.log_games for bot in self.bots],
+            carry=self._carry(),
         )
 
 
@@ -676,6 +755,8 @@ def play_match(
     announce: AnnounceStarts | None = None,
     stop: StopCheck | None = None,
     host: HostCheck | None = None,
+    part: range | None = None,
+    carried: Carried | None = None,
 ) -> MatchOutcome:
     """Play a whole match and return its outcome (call ``.to_json()`` to store it).
 
@@ -699,6 +780,14 @@ def play_match(
     ``host``, if given, is asked when a bot times out whether the host was stalled over
     that window; when it says why, the bots are closed and HostStalled is raised (the
     match is nobody's: play it again).
+
+    ``part``, if given, plays only these blocks (seatings: ``split_blocks``) of the match,
+    starting from ``carried`` (the ``Carried`` of the part before, None for the first):
+    a duplicate match's rotations played on several hosts, so that no host's caches carry
+    a deal from one rotation to the next. The outcome then covers every game played so far,
+    and its ``carry`` starts the next part; the last part's outcome is the whole match's,
+    equal to the outcome of the match played whole.
     """
     maker = make_game or default_game_maker(spec.game)
-    return Referee(spec, bots, start, maker, clock, announce, stop, host).run()
+    referee = Referee(spec, bots, start, maker, clock, announce, stop, host, part, carried)
+    return referee.run()

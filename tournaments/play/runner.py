@@ -32,6 +32,7 @@ from judge.players import house_channel, house_seed
 from judge.protocol import FaultKind
 from judge.referee import (
     BotInfo,
+    Carried,
     GameMaker,
     HostStalled,
     MatchSpec,
@@ -164,6 +165,10 @@ class MatchPlan:
     seats: list[SeatPlan]
     #: The deployment's name (tournaments.play.instance), first in every container's label.
     instance: str = ""
+    #: Play only these blocks (seatings) of the match, from ``carried`` (judge.referee's
+    #: ``part``): one part of a duplicate match played on several hosts. None: all of it.
+    part: range | None = None
+    carried: Carried | None = None
 
 
 @dataclass
@@ -442,6 +447,8 @@ def play(
     tables: list[Table] = []
     closing = _Busy()
     block_count = len(blocks(schedule(spec, len(plan.seats))))
+    if plan.part is not None:
+        block_count = len(range(block_count)[plan.part.start : plan.part.stop])
 
     with tempfile.TemporaryDirectory(prefix=f"match-{plan.match_id}-") as workdir:
         folders = unpack_uploaded(plan, Path(workdir))
@@ -515,6 +522,8 @@ def play(
                 stop=stop,
                 make_game=make_game,
                 host=None if at_a_table(plan) else watch.stalled,
+                part=plan.part,
+                carried=plan.carried,
             )
         finally:
             watch.stop()
@@ -526,4 +535,4 @@ def play(
                     table.close()
         timings.referee = time.perf_counter() - began - timings.sandbox_start
         timings.sandbox_stop = closing.seconds
-    return outcome.to_json() | {"record": outcome.record}, timings
+    return outcome.to_json() | {"record": outcome.record, "carry": outcome.carry}, timings
