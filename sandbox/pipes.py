@@ -119,13 +119,34 @@ def _unpack(entries: tarfile.TarFile, info: tarfile.TarInfo, into: Path) -> None
         os.fchmod(out.fileno(), mode)  # whatever the umask
 
 
+#: Where ``temporary_root`` puts a pipe root when the host has it as a tmpfs.
+SHARED_MEMORY = Path("/dev/shm")
+
+
 def temporary_root(prefix: str) -> Path:
-    """A new pipe root under the temporary folder, searchable by every user (0711, where
-    ``mkdtemp`` makes 0700): a remapping engine's containers reach it (``check_reachable``).
-    Its seat folders stay the bots' own (each seat's FIFOs are its user's, mode 0600)."""
-    root = Path(tempfile.mkdtemp(prefix=prefix))
+    """A new pipe root, searchable by every user (0711, where ``mkdtemp`` makes 0700): a
+    remapping engine's containers reach it (``check_reachable``). Its seat folders stay
+    the bots' own (each seat's FIFOs are its user's, mode 0600).
+
+    It is made on a tmpfs (``fast_folder``) where the host has one: every seating of a
+    pooled bot makes a folder and three FIFOs and removes them, which cost the worker
+    2.7 ms of CPU on a disk's ext4 and 0.08 ms on a tmpfs (docs/sandbox.md)."""
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir=fast_folder()))
     root.chmod(0o711)
     return root
+
+
+def fast_folder(mounts: Path = Path("/proc/self/mounts")) -> Path | None:
+    """``/dev/shm`` if it is a tmpfs this process may write in, else None (the temporary
+    folder's default)."""
+    if not os.access(SHARED_MEMORY, os.W_OK | os.X_OK):
+        return None
+    try:
+        lines = mounts.read_text().splitlines()
+    except OSError:
+        return None
+    found = [f for f in map(str.split, lines) if len(f) > 2 and f[1] == str(SHARED_MEMORY)]
+    return SHARED_MEMORY if found and found[-1][2] == "tmpfs" else None
 
 
 def check_reachable(root: Path) -> None:

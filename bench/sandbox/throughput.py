@@ -40,8 +40,12 @@ local bot's own), against the engine alone playing as many random deals in-proce
 from its container's zygote, the pool with each exec'd. Goal: the pool with the zygote
 at most 20x the engine alone.
 
+The seats' FIFO folders go on a tmpfs (``/dev/shm``) where the host has one, as a
+deployment's pipe root should be (docs/deploy.md); ``--pipes DIR`` puts them elsewhere
+(``--pipes /tmp``: this host's disk, where a seating's folder costs 2.7 ms of CPU).
+
 Run: ``python -m bench.sandbox.throughput [--rounds R] [--games G] [--bot-shares N]
-[--load N] [--modes "docker pool,..."] [--cpu N]`` (about 12 minutes for every mode at
+[--load N] [--modes "docker pool,..."] [--cpu N] [--pipes DIR]`` (about 12 minutes for every mode at
 the default 4 rounds on a busy machine; ``--modes "docker pool" --load 4`` about 6;
 ``--cpu 3`` about 2).
 """
@@ -66,6 +70,7 @@ from judge.games.bigtwo import BigTwo
 from sandbox.backend import Backend
 from sandbox.docker_backend import DockerBackend
 from sandbox.local import LocalBackend, NotASandboxWarning
+from sandbox.pipes import fast_folder
 from tournaments.play import runner
 
 GAMES = (("oceans11", 2), ("bigtwo", 4), ("fifteen35", 6))
@@ -76,6 +81,9 @@ SPIN = [sys.executable, "-c", "while True: pass"]
 STARTER = Path(__file__).resolve().parents[2] / "starters" / "python" / "main.py"
 #: ``--cpu``'s match: duplicate Big Two, 4 seats, one deal: 4 rotations, 16 seatings.
 CPU_SEATS = 4
+#: The seats' FIFOs on a tmpfs where the host has one, as a deployment's pipe root should
+#: be (docs/deploy.md): on this host's ext4 a seating's folder cost 2.7 ms of CPU.
+PIPES_AT = fast_folder()
 
 
 @dataclass
@@ -195,12 +203,17 @@ def main() -> None:
         default=0,
         help="host processes spinning at nice 0 through the run (a loaded machine)",
     )
+    parser.add_argument(
+        "--pipes",
+        default=PIPES_AT,
+        help=f"where the seats' FIFO folders go (default: {PIPES_AT or 'the temporary folder'})",
+    )
     args = parser.parse_args()
     modes = ["local", *[m for m in args.modes.split(",") if m in MODES and m != "local"]]
     spinners = [subprocess.Popen(SPIN) for _ in range(args.load)]
     try:
         if args.cpu:
-            run_cpu(args.cpu, args.bot_shares)
+            run_cpu(args.cpu, args.bot_shares, args.pipes)
         else:
             run(args, modes)
     finally:
@@ -213,7 +226,8 @@ def run(args: argparse.Namespace, modes: list[str]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotASandboxWarning)
         local = LocalBackend()
-    with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
+    pipes_at = args.pipes
+    with tempfile.TemporaryDirectory(prefix="bench-throughput-", dir=pipes_at) as folder:
         Path(folder).chmod(0o711)  # reachable by a remapping engine (docs/deploy.md)
         docker = DockerBackend(pipe_root=Path(folder) / "pipes", bot_shares=args.bot_shares)
         every: dict[str, tuple[Backend, runner.Lifecycle]] = {
@@ -226,7 +240,7 @@ def run(args: argparse.Namespace, modes: list[str]) -> None:
         backends = {mode: every[mode] for mode in modes}
         print(f"host processes spinning: {args.load}")
         print(f"containers' cgroup parent: {docker.cgroup_parent or 'the engine default'}")
-        print(f"load average at start: {load()}")
+        print(f"load average at start: {load()}; seat folders under {folder}")
         measure(args.rounds, args.games, backends)
         print(f"pool: {docker.pool.hits} containers taken from it, {docker.pool.misses} started")
         docker.pool.close()
@@ -288,11 +302,11 @@ def cpu_of_match(
     return worker, sum(value - before.get(key, 0.0) for key, value in after.items())
 
 
-def run_cpu(matches: int, bot_shares: int | None) -> None:
+def run_cpu(matches: int, bot_shares: int | None, pipes_at: Path | str | None) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotASandboxWarning)
         local = LocalBackend()
-    with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
+    with tempfile.TemporaryDirectory(prefix="bench-throughput-", dir=pipes_at) as folder:
         Path(folder).chmod(0o711)  # reachable by a remapping engine (docs/deploy.md)
         pipes = Path(folder) / "pipes"
         modes: dict[str, tuple[Backend, runner.Lifecycle]] = {
@@ -306,7 +320,7 @@ def run_cpu(matches: int, bot_shares: int | None) -> None:
                 "pool",
             ),
         }
-        print(f"load average at start: {load()}")
+        print(f"load average at start: {load()}; seat folders under {folder}")
         instance = f"bench-cpu-{os.getpid()}"
         for backend, lifecycle in modes.values():  # warm-up: fills the pool
             play_one(starter_plan(1, instance), backend, lifecycle)
