@@ -39,6 +39,8 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
+import numpy as np
+
 #: Elo's logistic scale in natural units: P(win) = 1 / (1 + exp(-C (r_a - r_b))).
 C = math.log(10.0) / 400.0
 #: How much one placing's n - 1 pairs count together, per seat beyond two (measured by
@@ -218,13 +220,13 @@ def best_table(
     order = {id(p): i for i, p in enumerate(players)}
 
     left = {id(p) for p in players}
-
-    def best_pair(a: Player[K]) -> float:
-        return pairs.best(a, players, left, shrink)
+    best_pair = dict(
+        zip(map(id, unsettled), pairs.best_of(unsettled, players, left, shrink), strict=True)
+    )
 
     # Anchors: the unsettled players in the most valuable pairs (every pair is looked at).
     anchors = heapq.nsmallest(
-        ANCHORS, unsettled, key=lambda p: (-best_pair(p), p.games, order[id(p)])
+        ANCHORS, unsettled, key=lambda p: (-best_pair[id(p)], p.games, order[id(p)])
     )
     tried = (complete(anchor, players, size, units, pairs) for anchor in anchors)
     candidates = [pick for pick in tried if pick is not None]
@@ -248,14 +250,7 @@ def complete(
     table = [anchor]
     shrink = units / (1.0 + PAIR_CORRELATION * (size - 2))
     while len(table) < size:
-        seated = {id(p) for p in table}
-        best, best_key = None, (-math.inf, 0)
-        for p in players:
-            if id(p) in seated or any(same_owner(p, q) for q in table):
-                continue
-            key = (pairs.gain([*table, p], shrink), -p.games)
-            if key > best_key:
-                best, best_key = p, key
+        best = pairs.best_seat(table, players, shrink)
         if best is None:
             return None
         table.append(best)
@@ -265,38 +260,131 @@ def complete(
 
 
 class Pairs(Generic[K]):
-    """Each pair's ``difference_gain``, computed once per choice (tables share pairs)."""
+    """Each pair's ``difference_gain``, computed once per choice (tables share pairs).
+
+    The gains of every pair of the players first looked at (the choice's, of which later
+    tables' are a part) are one numpy matrix, made in one vectorised pass; the most
+    valuable partner and the best next seat are then masked maxima over its rows (the
+    ladder's 50-bot sites spent most of their time on these maxima, pair by pair, and a
+    20,000-bot calibration cell hours). Players outside the matrix are scored one by one.
+    """
 
     def __init__(self, met: Met[K] | None = None) -> None:
         self.met = met or {}
-        self.known: dict[tuple[int, int], float] = {}
-        self.ranked: dict[int, list[tuple[float, int]]] = {}
+        self.index: dict[int, int] = {}
+        self.players: list[Player[K]] = []
+        self.matrix: np.ndarray = np.zeros((0, 0))
+        self.allowed: np.ndarray = np.zeros((0, 0), dtype=bool)
+        self.games: np.ndarray = np.zeros(0)
+        self.shrink: float | None = None
+        self._left: Collection[int] | None = None
+        self._left_rows: np.ndarray = np.zeros(0, dtype=bool)
+
+    def _cover(self, players: Sequence[Player[K]], shrink: float) -> None:
+        """Make the matrix of ``players``' pair gains, once (the first players given)."""
+        if self.shrink is not None:
+            return
+        self.shrink = shrink
+        self.players = list(players)
+        self.index = {id(p): i for i, p in enumerate(self.players)}
+        self.matrix = gain_matrix(self.players, self.met, shrink)
+        codes: dict[Hashable, int] = {}
+        owner = np.array(  # house bots (no owner) each their own
+            [
+                -1 - i if p.owner is None else codes.setdefault(p.owner, len(codes))
+                for i, p in enumerate(self.players)
+            ],
+            dtype=int,
+        )
+        self.allowed = owner[:, None] != owner[None, :]  # the diagonal too: no one twice
+        self.games = np.array([p.games for p in self.players], dtype=float)
+
+    def _rows(self, players: Sequence[Player[K]]) -> list[int] | None:
+        """The matrix rows of ``players`` (None: one of them is not in it)."""
+        rows = [self.index.get(id(p), -1) for p in players]
+        return None if -1 in rows else rows
 
     def best(
         self, a: Player[K], players: Sequence[Player[K]], left: Collection[int], shrink: float
     ) -> float:
-        """The most valuable pair of ``a`` with a player still ``left`` (by id): its
-        partners are ranked once, over the players of the first table looked at (the
-        choice's, of which later tables' are a part), so the tables after the first need
-        only skip the players already seated (the ladder's 50-bot sites spent most of
-        their time recomputing this maximum)."""
-        ranked = self.ranked.get(id(a))
-        if ranked is None:
-            gains = (
-                (self.pair(a, b, shrink), id(b))
+        """The most valuable pair of ``a`` with a player still ``left`` (by id)."""
+        self._cover(players, shrink)
+        rows = self._rows([a])
+        if rows is None or shrink != self.shrink:
+            gains = [
+                self.pair(a, b, shrink)
                 for b in players
-                if b is not a and not same_owner(a, b)
-            )
-            ranked = self.ranked[id(a)] = sorted(gains, reverse=True)
-        return next((gain for gain, b in ranked if b in left), 0.0)
+                if b is not a and not same_owner(a, b) and id(b) in left
+            ]
+            return max(gains, default=0.0)
+        mask = self.allowed[rows[0]] & self._members(left)
+        return float(self.matrix[rows[0], mask].max()) if mask.any() else 0.0
+
+    def best_of(
+        self,
+        anchors: Sequence[Player[K]],
+        players: Sequence[Player[K]],
+        left: Collection[int],
+        shrink: float,
+    ) -> list[float]:
+        """``best`` of each of ``anchors``, in one masked maximum over the matrix."""
+        self._cover(players, shrink)
+        rows = self._rows(anchors)
+        if rows is None or shrink != self.shrink:
+            return [self.best(a, players, left, shrink) for a in anchors]
+        at = np.array(rows, dtype=int)
+        mask = self.allowed[at] & self._members(left)[None, :]
+        found = np.where(mask, self.matrix[at], -np.inf).max(axis=1, initial=-np.inf)
+        return [float(g) if g > -np.inf else 0.0 for g in found]
+
+    def _members(self, ids: Collection[int]) -> np.ndarray:
+        """The matrix rows still ``ids`` (the last set asked is kept: a table's anchors
+        all ask with the same one)."""
+        if self._left is not ids:
+            found = np.zeros(len(self.players), dtype=bool)
+            found[[i for key, i in self.index.items() if key in ids]] = True
+            self._left, self._left_rows = ids, found
+        return self._left_rows
+
+    def best_seat(
+        self, table: Sequence[Player[K]], players: Sequence[Player[K]], shrink: float
+    ) -> Player[K] | None:
+        """The player of ``players`` that adds most gain to ``table`` (ties: fewer games,
+        then the order given), never one that shares an owner with a seat (None: none)."""
+        self._cover(players, shrink)
+        rows, candidates = self._rows(table), self._rows(players)
+        if rows is None or candidates is None or shrink != self.shrink:
+            return self._best_seat_one_by_one(table, players, shrink)
+        at, cols = np.array(rows, dtype=int), np.array(candidates, dtype=int)
+        allowed = self.allowed[np.ix_(at, cols)].all(axis=0)
+        if not allowed.any():
+            return None
+        added = self.matrix[np.ix_(at, cols)].sum(axis=0)
+        added = np.where(allowed, added, -np.inf)
+        top = added.max()
+        ties = np.flatnonzero(added == top)
+        pick = ties[np.argmin(self.games[cols[ties]])]  # the first of the fewest
+        return players[int(pick)]
+
+    def _best_seat_one_by_one(
+        self, table: Sequence[Player[K]], players: Sequence[Player[K]], shrink: float
+    ) -> Player[K] | None:
+        seated = {id(p) for p in table}
+        best, best_key = None, (-math.inf, 0)
+        for p in players:
+            if id(p) in seated or any(same_owner(p, q) for q in table):
+                continue
+            key = (self.gain([*table, p], shrink), -p.games)
+            if key > best_key:
+                best, best_key = p, key
+        return best
 
     def pair(self, a: Player[K], b: Player[K], shrink: float) -> float:
-        key = (id(a), id(b)) if id(a) < id(b) else (id(b), id(a))
-        found = self.known.get(key)
-        if found is None:
-            meetings = self.met.get((a.key, b.key), 0) or self.met.get((b.key, a.key), 0)
-            found = self.known[key] = difference_gain(a, b, meetings, shrink)
-        return found
+        rows = self._rows([a, b])
+        if rows is not None and shrink == self.shrink:
+            return float(self.matrix[rows[0], rows[1]])
+        meetings = self.met.get((a.key, b.key), 0) or self.met.get((b.key, a.key), 0)
+        return difference_gain(a, b, meetings, shrink)
 
     def gain(self, table: Sequence[Player[K]], shrink: float) -> float:
         """The table's gain: the sum over its pairs of ``difference_gain``."""
@@ -305,3 +393,25 @@ class Pairs(Generic[K]):
             for i in range(len(table))
             for j in range(i + 1, len(table))
         )
+
+
+def gain_matrix(players: Sequence[Player[K]], met: Met[K], shrink: float) -> np.ndarray:
+    """``difference_gain`` of every pair of ``players`` at once (the diagonal is unused)."""
+    mu = np.array([p.mu for p in players], dtype=float)
+    variance = np.array([p.sigma for p in players], dtype=float) ** 2
+    meetings = np.zeros((len(players), len(players)))
+    index = {p.key: i for i, p in enumerate(players)}
+    for (a, b), count in met.items():
+        i, j = index.get(a), index.get(b)
+        if i is not None and j is not None and count:
+            meetings[i, j] = meetings[j, i] = count
+    spread = variance[:, None] + variance[None, :]
+    g = 1.0 / np.sqrt(1.0 + SOFTEN * spread)
+    d = mu[:, None] - mu[None, :]
+    p = 1.0 / (1.0 + np.exp(-C * g * d))
+    fisher = C * C * p * (1.0 - p)
+    before = 1.0 / (1.0 / spread + meetings * fisher)
+    after = 1.0 / (1.0 / before + shrink * fisher)
+    gains = (np.sqrt(before) - np.sqrt(after)) * np.exp(-d * d / (8.0 * before))
+    upper = np.triu(gains, 1)  # one value a pair, whichever way round it is read
+    return upper + upper.T
