@@ -36,16 +36,18 @@ botkit.run(act)
 
 def one_check(game: str, code: bytes, backend: Any, further: bool) -> dict[str, float]:
     """Run one check; its wall and CPU seconds, decisions and short situation kinds."""
-    from tournaments.play import check_coverage, version_checks
+    from django.conf import settings
 
-    saved = check_coverage.EXTRA_SHARE
-    check_coverage.EXTRA_SHARE = saved if further else 0.0
+    from tournaments.play import version_checks
+
+    saved = settings.CHECK_FURTHER_SHARE
+    settings.CHECK_FURTHER_SHARE = saved if further else 0.0
     try:
         wall, cpu = time.perf_counter(), time.process_time()
         report = version_checks.run_check(game, code, 1, lambda: backend)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     finally:
-        check_coverage.EXTRA_SHARE = saved
+        settings.CHECK_FURTHER_SHARE = saved
     assert report["passed"], report["reason"]
     decisions = sum(
         1
@@ -70,13 +72,15 @@ def main() -> None:
     parser.add_argument("--games", default="bigtwo,fifteen35,oceans11")
     args = parser.parse_args()
     configure("version_check", "memory://", args.sandbox)  # no database, no broker used
+    from django.conf import settings
+
     from tournaments.models import bundle_code
     from tournaments.play import check_coverage, runner
 
     backend = runner.make_backend(args.sandbox)
     print(f"load before: {os.getloadavg()[0]:.1f} (1 min average, 2 cores)")
     print(
-        f"budget: further matches up to {check_coverage.EXTRA_SHARE:g}x the first round "
+        f"budget: further matches up to {settings.CHECK_FURTHER_SHARE:g}x the first round "
         f"(at most {check_coverage.EXTRA_MAX_S:g} s), {check_coverage.EXTRA_GAMES} games each"
     )
     for think in (0.0, args.think):

@@ -43,6 +43,7 @@ SETTINGS = {
     "WEB_WORKERS": "2",
     "TABLE_SLOTS": "2",
     "FLOWER_BASIC_AUTH": "monitor:a-test-password-44",
+    "CHECK_FURTHER_SHARE": "0.5",  # the author's check: fewer further matches (pyproject)
 }
 #: Each match of a tournament: id, status, attempt, the worker (Celery node:process).
 MATCHES = "SELECT id, status, attempt, worker FROM tournaments_match WHERE tournament_id = %s"

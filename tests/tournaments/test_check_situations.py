@@ -7,13 +7,17 @@ through a real worker."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
+from pytest_django.fixtures import Settings as SettingsWrapper
 
 from judge.engine import Game
 from judge.games import game_class, new_game
@@ -91,10 +95,10 @@ def short_clocks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def time_enough(monkeypatch: pytest.MonkeyPatch) -> None:
+def time_enough(monkeypatch: pytest.MonkeyPatch, settings: SettingsWrapper) -> None:
     """A budget that lets the further matches run until every situation is met: these
     tests show what the check finds; bench/service/version_check.py what it costs."""
-    monkeypatch.setattr(check_coverage, "EXTRA_SHARE", 30.0)
+    settings.CHECK_FURTHER_SHARE = 30.0
     monkeypatch.setattr(check_coverage, "EXTRA_MAX_S", 600.0)
 
 
@@ -159,9 +163,9 @@ def test_a_correct_bot_passes_having_met_every_situation(game: str) -> None:
 
 
 def test_with_no_budget_left_the_check_plays_its_first_round_only(
-    monkeypatch: pytest.MonkeyPatch,
+    settings: SettingsWrapper,
 ) -> None:
-    monkeypatch.setattr(check_coverage, "EXTRA_SHARE", 0.0)
+    settings.CHECK_FURTHER_SHARE = 0.0
     report = check("bigtwo", GOOD)
     assert [m["players"] for m in report["matches"]] == [2, 3, 4]
     assert not any(m["further"] for m in report["matches"]) and report["passed"]
@@ -169,6 +173,23 @@ def test_with_no_budget_left_the_check_plays_its_first_round_only(
     if short:  # said, not hidden: the report names what the check could not meet
         assert report["reason"].startswith("every check passed (met fewer than 3 times")
         assert all(words in report["reason"] for words in short)
+
+
+def test_the_default_budget_plays_further_matches(settings: SettingsWrapper) -> None:
+    """The tests lower CHECK_FURTHER_SHARE (pyproject.toml) to save time; the service's
+    own default, twice the first round, plays further matches after it."""
+    unset = {k: v for k, v in os.environ.items() if k != "CHECK_FURTHER_SHARE"}
+    default = subprocess.run(
+        [sys.executable, "-c", "from tournaments.config import settings; "
+         "print(settings.CHECK_FURTHER_SHARE)"],
+        env=unset, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert float(default) == 2.0 and settings.CHECK_FURTHER_SHARE < 2.0
+    settings.CHECK_FURTHER_SHARE = float(default)
+    report = check("bigtwo", GOOD)
+    assert [m["players"] for m in report["matches"]][:3] == [2, 3, 4] and report["passed"]
+    assert any(m["further"] for m in report["matches"]), report["matches"]
+    assert report["extra_budget_s"] > 0
 
 
 def test_further_matches_go_where_the_missing_situations_come_up() -> None:

@@ -161,6 +161,12 @@ MATCH_VOID_RETRY_SECONDS = env_float("MATCH_VOID_RETRY_SECONDS", 60.0)
 REAPER_INTERVAL_SECONDS = env_float("REAPER_INTERVAL_SECONDS", 30.0)
 # A queued match not claimed for this long is sent to the broker again (lost messages).
 MATCH_REQUEUE_AFTER_SECONDS = env_float("MATCH_REQUEUE_AFTER_SECONDS", 900.0)
+# A version's check plays further matches (to meet every kind of situation) for up to
+# this many times its first round's time (tournaments.play.check_coverage; at most
+# EXTRA_MAX_S seconds); 0 plays the first round only. The tests lower it (pyproject.toml).
+CHECK_FURTHER_SHARE = env_float("CHECK_FURTHER_SHARE", 2.0)
+if CHECK_FURTHER_SHARE < 0:
+    raise SettingError(f"CHECK_FURTHER_SHARE must be 0 or more, not {CHECK_FURTHER_SHARE}")
 for _name, _value in [
     ("MATCH_LEASE_SECONDS", MATCH_LEASE_SECONDS),
     ("MATCH_MAX_ATTEMPTS", MATCH_MAX_ATTEMPTS),

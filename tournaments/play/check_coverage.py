@@ -6,9 +6,10 @@ One short game per table size let a bot that crashes whenever the trick is a pai
 its check and then fault in most of its rated matches (issue 46). The check now plays
 its first round (a game at every table size and variant), then further matches, each of
 several games in one bot process (a game costs a fraction of a container's start), until
-its bot has met every kind SITUATION_TIMES times or the budget is spent: EXTRA_SHARE
-times the first round's time, so a check takes at most about three times what one round
-takes, on a loaded host as on an idle one, and at most EXTRA_MAX_S more.
+its bot has met every kind SITUATION_TIMES times or the budget is spent: a share of the
+first round's time (settings.CHECK_FURTHER_SHARE, 2 by default), so a check takes at most
+about three times what one round takes, on a loaded host as on an idle one, and at most
+EXTRA_MAX_S more.
 """
 
 from __future__ import annotations
@@ -23,9 +24,7 @@ from judge.games import game_class
 
 #: How many times the check wants its bot to meet each kind of situation.
 SITUATION_TIMES = 3
-#: The further matches may take this many times the first round's time...
-EXTRA_SHARE = 2.0
-#: ... and never more than this many seconds.
+#: The further matches never take more than this many seconds.
 EXTRA_MAX_S = 90.0
 #: Most games in one further match.
 EXTRA_GAMES = 16
@@ -118,6 +117,7 @@ class Coverage:
         ]
 
 
-def extra_budget(first_round_s: float) -> float:
-    """Seconds the further matches may take after a first round of ``first_round_s``."""
-    return min(EXTRA_MAX_S, EXTRA_SHARE * first_round_s)
+def extra_budget(first_round_s: float, share: float) -> float:
+    """Seconds the further matches may take after a first round of ``first_round_s``:
+    ``share`` times it (settings.CHECK_FURTHER_SHARE), at most EXTRA_MAX_S."""
+    return min(EXTRA_MAX_S, share * first_round_s)

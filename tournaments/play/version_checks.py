@@ -223,7 +223,9 @@ def run_check(
     first_round = time.perf_counter()
     for table in check_tables(game):
         played.match(table)
-    budget = check_coverage.extra_budget(time.perf_counter() - first_round)
+    budget = check_coverage.extra_budget(
+        time.perf_counter() - first_round, settings.CHECK_FURTHER_SHARE
+    )
     played.until_covered(time.perf_counter() + budget)
     probes = [probe_exit(game, code, backend)]
     problems = [m["problem"] for m in played.matches if m["problem"]]
