@@ -236,8 +236,9 @@ def become(uid: int) -> None:
     os.setresuid(uid, uid, uid)
 
 
-def reset(start: Start) -> None:
-    """Give this (new) process the clean state every bot starts from."""
+def default_signals_and_limits(start: Start) -> None:
+    """Every signal at its default action and unblocked, and the bot's resource limits:
+    what a bot and the zygote (which forks the bots) both start from."""
     for number in range(1, signal.NSIG):
         if number not in (signal.SIGKILL, signal.SIGSTOP):
             with contextlib.suppress(OSError, ValueError):
@@ -245,6 +246,11 @@ def reset(start: Start) -> None:
     signal.pthread_sigmask(signal.SIG_SETMASK, set())
     for number, limit in start.limits.items():
         resource.setrlimit(number, limit)
+
+
+def reset(start: Start) -> None:
+    """Give this (new) process the clean state every bot starts from."""
+    default_signals_and_limits(start)
     os.setpriority(os.PRIO_PROCESS, 0, 0)
     os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
     os.sched_setaffinity(0, start.cpus)
@@ -394,13 +400,7 @@ def become_zygote(start: Start, control: int) -> None:
     """The zygote's state before its exec: the clean state of a bot but its user (it
     stays the container's root, out of the bot's reach), in /, its control socket on
     ``ZYGOTE_FD``, /dev/null for its standard streams."""
-    for number in range(1, signal.NSIG):
-        if number not in (signal.SIGKILL, signal.SIGSTOP):
-            with contextlib.suppress(OSError, ValueError):
-                signal.signal(number, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_SETMASK, set())
-    for number, limit in start.limits.items():
-        resource.setrlimit(number, limit)
+    default_signals_and_limits(start)
     os.sched_setaffinity(0, start.cpus)
     os.umask(UMASK)
     os.chdir("/")
