@@ -8,7 +8,9 @@ protocol like any uploaded bot (``house:NAME`` on the command line).
 Each game's package holds its own in ``bots.py`` (``judge/games/<game>/bots.py``), whose
 ``POLICIES`` maps a name to a factory taking a seed. ``random`` is shared by all games and
 defined here, and so is ``spread``, the opponent of a check's further matches, which
-``house_policy`` makes but ``policies`` does not list: nobody picks it for a match.
+``house_policy`` makes but ``policies`` does not list: nobody picks it for a match. A
+game's ``bots.py`` may give its own unlisted ones in ``UNLISTED`` (Big Two's ``spread``
+leads triples, which the shared one seldom does).
 """
 
 from __future__ import annotations
@@ -82,7 +84,11 @@ def game_seed(seed: int, game: int) -> int:
 
 def house_policy(game: str, name: str, seed: int = 0) -> Policy:
     """A new house bot ``name`` of ``game``, seeded; GameError lists the names there are."""
-    found = {**policies(game), **UNLISTED}
+    from judge.games import game_class, parts
+
+    module = parts.part_module(game_class(game), "bots")
+    own: dict[str, PolicyFactory] = getattr(module, "UNLISTED", {}) if module else {}
+    found = {**policies(game), **UNLISTED, **own}
     if name not in found:
         listed = sorted(policies(game))
         raise GameError(f"no house bot {name!r} for {game}; choose one of {listed}")

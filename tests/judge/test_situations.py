@@ -109,3 +109,21 @@ def test_a_bot_is_counted_until_its_fault_and_its_fault_is_placed() -> None:
     assert words(("must-deal", "last-card"), declared) == (
         f"{declared['must-deal']}; {declared['last-card']}"
     )
+
+
+def test_big_twos_spread_leads_its_triples_and_keeps_them_whole() -> None:
+    """The check's further opponent in Big Two leads a triple whenever it holds one (a
+    followed triple was the kind checks most often missed) and does not break it to
+    follow a single; other games keep the shared spread."""
+    from judge.games.bigtwo.bots import SpreadPolicy as BigTwoSpread
+
+    spread = house_policy("bigtwo", "spread", 2)
+    assert isinstance(spread, BigTwoSpread)
+    hand = ["5d", "5c", "5h", "9s", "Kd"]
+    leads: list[Action] = [["5d"], ["9s"], ["Kd"], ["5d", "5c"], ["5d", "5c", "5h"]]
+    lead = {"hand": hand, "trick": None}
+    assert all(spread.act(lead, leads) == ["5d", "5c", "5h"] for _ in range(50))
+    follows: list[Action] = ["pass", ["5h"], ["9s"], ["Kd"]]
+    played = {str(spread.act({"hand": hand, "trick": ["4s"]}, follows)) for _ in range(200)}
+    assert played == {"pass", "['9s']", "['Kd']"}
+    assert type(house_policy("oceans11", "spread", 2)) is SpreadPolicy
