@@ -21,12 +21,12 @@ import contextlib
 import json
 import os
 import select
-import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Final
 
+from sandbox.alarms import ALARMS, Alarm
 from sandbox.limits import Limits
 from sandbox.pipes import FIFOS, PipeChannel, SeatFolder
 from sandbox.removal import Removals, wait_all
@@ -84,7 +84,7 @@ class ReusedSeat:
         self.served: frozenset[str] = frozenset()
         self._kill = kill
         self._cpu = cpu
-        self._clock: threading.Timer | None = None
+        self._clock: Alarm | None = None
 
     def cpu_seconds(self) -> float | None:
         """The container's CPU seconds so far (every process of it, the supervisor's and
@@ -122,10 +122,8 @@ class ReusedSeat:
         except BaseException:
             channel.close()
             raise
-        if self._kill is not None:
-            self._clock = threading.Timer(self.limits.wall_clock_s, self._kill)
-            self._clock.daemon = True
-            self._clock.start()
+        if self._kill is not None:  # one thread keeps every seating's (sandbox.alarms)
+            self._clock = ALARMS.set(self.limits.wall_clock_s, self._kill)
         return channel
 
     def _after_seating(self) -> None:

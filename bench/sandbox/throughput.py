@@ -36,9 +36,10 @@ duplicate Big Two matches of four starter bots (``starters/python``: numpy, an i
 random choice), one deal each (four rotations), in interleaved rounds: the worker
 process's CPU and the bots' (the pooled containers' cgroups, every process in them; a
 local bot's own), against the engine alone playing as many random deals in-process
-(the baseline, same run). Modes: local processes, the pool with each seating's bot forked
-from its container's zygote, the pool with each exec'd. Goal: the pool with the zygote
-at most 20x the engine alone.
+(the baseline, same run: ten times as many each round, averaged, for a steady figure).
+Modes: local processes, the pool with each seating's bot forked from its container's
+zygote, the pool with each exec'd. Goal: the pool with the zygote at most 20x the
+engine alone.
 
 The seats' FIFO folders go on a tmpfs (``/dev/shm``) where the host has one, as a
 deployment's pipe root should be (docs/deploy.md); ``--pipes DIR`` puts them elsewhere
@@ -81,6 +82,10 @@ SPIN = [sys.executable, "-c", "while True: pass"]
 STARTER = Path(__file__).resolve().parents[2] / "starters" / "python" / "main.py"
 #: ``--cpu``'s match: duplicate Big Two, 4 seats, one deal: 4 rotations, 16 seatings.
 CPU_SEATS = 4
+#: Each round the engine alone plays this many times a match's deals (its figure per match
+#: is their mean): a match's 4 deals take it under 10 ms, which a busy host's noise moved
+#: by a third from one run to the next.
+ENGINE_REPEAT = 10
 #: The seats' FIFOs on a tmpfs where the host has one, as a deployment's pipe root should
 #: be (docs/deploy.md): on this host's ext4 a seating's folder cost 2.7 ms of CPU.
 PIPES_AT = fast_folder()
@@ -268,11 +273,12 @@ def starter_plan(seed: int, instance: str) -> runner.MatchPlan:
     )
 
 
-def engine_cpu(deals: int) -> float:
-    """CPU seconds of the engine alone playing ``deals`` random 4-player deals."""
-    rnd = random.Random(deals)
+def engine_cpu(deals: int, first: int = 0) -> float:
+    """CPU seconds of the engine alone playing ``deals`` random 4-player deals (seeds
+    from ``first``)."""
+    rnd = random.Random(first)
     began = time.process_time()
-    for seed in range(deals):
+    for seed in range(first, first + deals):
         game = BigTwo(seed=seed, players=CPU_SEATS)
         while not game.is_over():
             seat = game.to_act()[0]
@@ -325,6 +331,7 @@ def run_cpu(matches: int, bot_shares: int | None, pipes_at: Path | str | None) -
         for backend, lifecycle in modes.values():  # warm-up: fills the pool
             play_one(starter_plan(1, instance), backend, lifecycle)
         spent = {mode: [0.0, 0.0] for mode in modes}
+        engine = 0.0
         for round_ in range(matches):
             for mode, (backend, lifecycle) in modes.items():
                 worker, bots = cpu_of_match(
@@ -332,7 +339,8 @@ def run_cpu(matches: int, bot_shares: int | None, pipes_at: Path | str | None) -
                 )
                 spent[mode][0] += worker
                 spent[mode][1] += bots
-        engine = engine_cpu(CPU_SEATS * matches) / matches
+            deals = CPU_SEATS * ENGINE_REPEAT
+            engine += engine_cpu(deals, round_ * deals) / ENGINE_REPEAT / matches
         print(
             f"CPU per duplicate Big Two match of {CPU_SEATS} starter bots ({CPU_SEATS} deals), "
             f"{matches} matches per mode:"

@@ -2,8 +2,9 @@
 
 At start it reports (``REPORT {json}`` on standard error) the state it was given and
 everything an earlier seating could have left: ``state`` (its own resource limits, nice,
-scheduling policy, CPU affinity, I/O priority, umask, groups, environment, folder, and
-PID 1's limits, nice, policy and affinity) must be the same in every seating; ``found``
+scheduling policy, CPU affinity, I/O priority, umask, groups, signal dispositions and
+mask, environment, folder, and PID 1's limits, nice, policy and affinity) must be the
+same in every seating; ``found``
 (planted files in every folder it can write, SysV IPC objects, POSIX message queues,
 /dev/shm, an abstract unix socket, processes it did not start) must be empty. Then it
 plants ``SECRET`` (from its argument, else random) everywhere it can, reports in
@@ -60,6 +61,12 @@ def attempt(action):
         return type(error).__name__
 
 
+#: The C library's own signals (32 and 33: thread cancellation, and the set*id calls of a
+#: process it believes has threads), whose handlers it installs itself when it needs them:
+#: a bot forked from the zygote (numpy's threads) has 33's once it became its user.
+GLIBC = (1 << 31) | (1 << 32)
+
+
 def status(pid):
     with open(f"/proc/{pid}/status") as lines:
         return dict(line.rstrip("\n").split(":\t", 1) for line in lines if ":\t" in line)
@@ -90,6 +97,7 @@ def state():
         "groups": own["Groups"],
         "ids": [own["Uid"], own["Gid"]],
         "caps": [own[key] for key in ("CapInh", "CapPrm", "CapEff", "CapAmb")],
+        "signals": [own["SigBlk"], own["SigIgn"], f"{int(own['SigCgt'], 16) & ~GLIBC:016x}"],
         "environ": dict(os.environ),
         "cwd": os.getcwd(),
         "pid1": pid1(),
