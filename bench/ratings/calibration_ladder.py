@@ -264,8 +264,9 @@ def site(
     return snapshots, played
 
 
-def measure(setting: Setting, sites: int, seed: int) -> dict[int, Tally]:
-    """Play ``sites`` sites, then check every checkpoint's intervals against the truth.
+def measure(setting: Setting, sites: int, seed: int, every: int = 0) -> dict[int, Tally]:
+    """Play ``sites`` sites, then check every checkpoint's intervals against the truth
+    (``every``: report the sites so far after each ``every`` sites, truth "random" only).
 
     The truth is the rating each bot converges to: by default the fit to many random
     tables. The model is not exactly the rating's (a logistic curve), so on a wide field
@@ -274,28 +275,42 @@ def measure(setting: Setting, sites: int, seed: int) -> dict[int, Tally]:
     Elo apart). ``setting.truth == "schedule"``: the fit to the tables the sites themselves
     played, drawn as often as they were, which is what the ratings on this schedule
     estimate."""
+    began = time.perf_counter()
     rng = random.Random(seed)
     population = OPEN_POPULATION if setting.schedule == "open" else setting.bots
     skills = {b: STEP[population] * b for b in range(population)}
     truth_rng = random.Random(seed + 1)
     true = truth(setting, skills, truth_rng, 5000 * population)
-    played = [site(setting, skills, rng) for _ in range(sites)]
+    tallies = {c: Tally() for c in CHECKPOINTS}
+    played = []
+    for number in range(1, sites + 1):
+        snapshots, tables_of = site(setting, skills, rng)
+        if setting.truth == "schedule":  # checked once every site has played
+            played.append((snapshots, tables_of))
+            continue
+        for plays, snapshot in snapshots.items():  # counted as it goes: a stopped run
+            check(snapshot, true, tallies[plays])  # still reports
+        if every and number % every == 0 and number < sites:
+            report(setting, tallies, time.perf_counter() - began, number)
     if setting.truth == "schedule":
         design = [t for _, tables_of in played for t in tables_of]
         true = pool_fit(
             setting, skills, lambda: truth_rng.choice(design), truth_rng, 5000 * population
         )
-    tallies = {c: Tally() for c in CHECKPOINTS}
-    for snapshots, _ in played:
-        for plays, snapshot in snapshots.items():
-            check(snapshot, true, tallies[plays])
-    if setting.truth == "schedule":
+        for snapshots, _ in played:
+            for plays, snapshot in snapshots.items():
+                check(snapshot, true, tallies[plays])
         spread = max(true.values()) - min(true.values())
         print(f"{'':<30} (truth from {len(design):,} tables played: spans {spread:.0f} Elo)")
     return tallies
 
 
-def report(setting: Setting, tallies: dict[int, Tally], seconds: float) -> None:
+def report(
+    setting: Setting, tallies: dict[int, Tally], seconds: float, sites: int | None = None
+) -> None:
+    """One line a checkpoint (``sites``: a partial report, after that many sites)."""
+    if sites is not None:
+        print(f"{'':<30} after {sites} sites:")
     for plays, t in tallies.items():
         cells = [f"{setting.label():<30} {plays:>3}"]
         for method in METHODS:
@@ -344,6 +359,12 @@ def main() -> None:
         default="random",
         help="schedule: the truth is the fit to the tables the sites played (see measure)",
     )
+    parser.add_argument(
+        "--report-every",
+        type=int,
+        default=0,
+        help="also report each cell's sites so far after every this many sites",
+    )
     args = parser.parse_args()
     chosen = [
         dataclasses.replace(s, results=args.results, truth=args.truth)
@@ -365,7 +386,7 @@ def main() -> None:
     print(f"{'cell':<30} {'pl':>3} | {head}")
     for number, setting in enumerate(chosen):
         began = time.perf_counter()
-        tallies = measure(setting, args.sites, args.seed * 1000 + number)
+        tallies = measure(setting, args.sites, args.seed * 1000 + number, args.report_every)
         report(setting, tallies, time.perf_counter() - began)
 
 
