@@ -42,7 +42,8 @@ forked from it (its parent is then the zygote, not PID 1), and the child
 gives itself the clean state above, becomes the bot's user, opens the seating's FIFOs
 and only then runs ENTRY as ``__main__``, in a fresh interpreter state: its own
 ``sys.argv``, ``sys.path``, standard streams, environment and random state (``random``
-and numpy's global generator reseeded from the kernel). The zygote itself never imports
+and numpy's global generator reseeded from the kernel by the zygote just before the
+fork, ``random`` again in the child by Python's hook). The zygote itself never imports
 or runs anything of /bot (``/bot`` and the working folder are not on its path) and
 never sees a deal. A child cannot reach it: the zygote is another user (the container's
 root with the supervisor's capabilities), non-dumpable, and its control socket (an
@@ -446,6 +447,7 @@ def zygote_main(bot_uid: int, entry: str, modules: str) -> None:
             except (ValueError, KeyError, TypeError):
                 control.sendall(b"failed bad request\n")
                 continue
+            reseed()  # the next child's own, drawn here (0.07 ms; 0.35 ms in the child)
             if fork_bot():
                 control.sendall(b"spawned\n")
                 continue
@@ -493,7 +495,6 @@ def run_bot(start: Start, entry: str, name: str, env: dict[str, str], path: list
             os.close(opened)
         fresh_streams()
         set_environ({**env, "PWD": CODE})  # PWD: what an exec'd bot's shell sets
-        reseed()
         code, module = bot_module(entry)
         sys.argv[:] = [entry]
         sys.orig_argv[:] = ["python3", entry]
@@ -578,7 +579,10 @@ def fresh_streams() -> None:
 
 
 def reseed() -> None:
-    """Random state of the bot's own: no two children of the zygote share a seed."""
+    """Random state of the bot's own: no two children of the zygote share a seed. The
+    zygote draws it just before each fork (its warm pages make that cheap), so each
+    child starts from a state of its own; ``random`` is also reseeded in every child
+    by Python's own hook after a fork."""
     import random
 
     random.seed()
