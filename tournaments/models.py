@@ -345,6 +345,15 @@ class Match(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: A duplicate match whose rotations are played on several hosts (issue 43,
+    #: SPLIT_ROTATIONS_ACROSS_HOSTS): how many parts (0 or 1: played whole), decided when its
+    #: first part is claimed; the part played or to play next (its earlier parts are
+    #: MatchPart rows); the attempt at which that part began (MATCH_MAX_ATTEMPTS counts each
+    #: part's attempts); the host whose queue the part was sent to ("" the shared queue).
+    parts = models.PositiveSmallIntegerField(default=0)
+    part = models.PositiveSmallIntegerField(default=0)
+    part_attempt = models.PositiveIntegerField(default=0)
+    sent_to = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         verbose_name_plural = "matches"
@@ -388,6 +397,39 @@ class Match(models.Model):
     def seat_versions(self) -> list[BotVersion]:
         """The bot version in each seat, seat 0 first."""
         return [seat.version for seat in self.seats.select_related("version__bot")]
+
+
+class MatchPart(models.Model):
+    """One part of a match played in parts (Match.parts): a run of its seatings
+    (``blocks``, judge.referee.split_blocks) played by one attempt on one host. Written by
+    the attempt that held the match when the part ended (tournaments.play.lease.finish_part),
+    once: the match's result is stored only with its last part. ``records`` holds the
+    part's full game records, which the next part carries on (judge.referee.Carried), until
+    the match is stored; ``games`` keeps each game's deal, seating and result."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="parts_played")
+    index = models.PositiveSmallIntegerField()
+    first_block = models.PositiveSmallIntegerField()
+    end_block = models.PositiveSmallIntegerField()
+    #: The host (tournaments.play.tasks.worker_host) and worker process that played it.
+    host = models.CharField(max_length=200)
+    worker = models.CharField(max_length=200)
+    attempt = models.PositiveIntegerField()
+    games = models.JSONField(default=list, blank=True)
+    records = models.JSONField(default=list, blank=True)
+    faults = models.JSONField(default=list, blank=True)
+    #: Each bot's state when the part ended (judge.referee.Carried.bots).
+    carry = models.JSONField(default=list, blank=True)
+    timings = models.JSONField(default=dict, blank=True)
+    finished_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["match", "index"], name="one_row_per_match_part"),
+        )
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} part {self.index} on {self.host}"
 
 
 class Seat(models.Model):
@@ -663,6 +705,9 @@ class Worker(models.Model):
     processes = models.PositiveIntegerField()
     #: The languages whose bots it can run (tournaments.play.runner.runnable_languages).
     languages = models.JSONField(default=list, blank=True)
+    #: The host whose kernel its bots share (tournaments.play.tasks.worker_host), when it
+    #: takes parts of matches played on several hosts from that host's queue ("": none).
+    host = models.CharField(max_length=200, blank=True, default="")
     started_at = models.DateTimeField(default=timezone.now)
     seen_at = models.DateTimeField(default=timezone.now, db_index=True)
 

@@ -93,7 +93,11 @@ class Workers:
         self.folder = folder
         self.processes: list[subprocess.Popen[bytes]] = []
 
-    def start(self, name: str, *extra: str, processes: int = 1) -> subprocess.Popen[bytes]:
+    def start(
+        self, name: str, *extra: str, processes: int = 1, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        """A worker named ``name@<host name>``; ``env`` adds to the workers' environment
+        (WORKER_HOST=... makes it announce another host)."""
         log = open(self.folder / f"worker-{name}.log", "wb")  # noqa: SIM115
         process = subprocess.Popen(
             [
@@ -119,7 +123,7 @@ class Workers:
                 *extra,
             ],
             cwd=ROOT,
-            env=self.env,
+            env={**self.env, **(env or {})},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: killed as a whole

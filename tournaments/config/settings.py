@@ -214,6 +214,15 @@ WORKER_HEARTBEAT_SECONDS = env_float("WORKER_HEARTBEAT_SECONDS", 5.0)
 INTERACTIVE_RESERVE = env_int("INTERACTIVE_RESERVE", 1)
 INTERACTIVE_OWNER_CAP = env_int("INTERACTIVE_OWNER_CAP", 0)  # 0: half of what is not reserved
 TOURNAMENT_SLOTS = env_int("TOURNAMENT_SLOTS", 0)
+# A duplicate match's rotations played on different hosts, so that no host's kernel caches
+# carry a deal from one rotation to the next (issue 43, docs/fair-play.md): "auto" cuts a
+# duplicate match's seatings into as many parts as there are live worker hosts (at most
+# one per seating), each part claimed, leased and played on a host of its own, whenever
+# two hosts or more are live; "off" plays every match whole. On one host splitting cannot
+# help, so it never happens there. WORKER_HOST names this worker's host (empty: the
+# kernel's boot id, which every container of one machine shares: one kernel, one cache).
+SPLIT_ROTATIONS_ACROSS_HOSTS = env_choice("SPLIT_ROTATIONS_ACROSS_HOSTS", "auto", ("auto", "off"))
+WORKER_HOST = env_str("WORKER_HOST", "")
 # Rounds a running duel keeps queued or playing at once (tournaments.competitions.duels):
 # 2 plays the next round while the last one's slower match finishes; 1 was the old way.
 DUEL_ROUNDS_IN_FLIGHT = env_int("DUEL_ROUNDS_IN_FLIGHT", 2)

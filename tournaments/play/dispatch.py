@@ -41,6 +41,7 @@ the processes are never overfilled.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 from collections import deque
 from collections.abc import Iterable
@@ -55,8 +56,9 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judge.games import GAMES
+from judge.referee import rotations
 from tournaments.competitions import ladder
-from tournaments.models import BotVersion, Duel, Match, Tournament, Worker
+from tournaments.models import BotVersion, Duel, Match, MatchPart, Tournament, Worker
 from tournaments.play import clocks, locks, shares
 
 #: The tasks the scheduler sends, by their stable names (tournaments.play.tasks,
@@ -108,13 +110,16 @@ def in_flight() -> Q:
 # The workers' capacity.
 
 
-def announce(name: str, processes: int, languages: list[str] | None = None) -> bool:
+def announce(
+    name: str, processes: int, languages: list[str] | None = None, host: str = ""
+) -> bool:
     """Record that worker ``name`` is alive with ``processes`` (and, when given, the
-    languages it can run); True when that is news (a new worker, or one whose size
-    changed): the caller dispatches then."""
+    languages it can run) on ``host`` (whose queue of match parts it takes; "": none);
+    True when that is news (a new worker, or one whose size changed): the caller
+    dispatches then."""
     now = timezone.now()
     known = Worker.objects.filter(name=name, seen_at__gte=live_since(now))
-    fields: dict[str, Any] = {"seen_at": now}
+    fields: dict[str, Any] = {"seen_at": now, "host": host}
     if languages is not None:
         fields["languages"] = languages
     if known.filter(processes=processes).update(**fields):
@@ -159,6 +164,56 @@ def languages_missing() -> list[str]:
         return []
     runnable = {name for languages in rows for name in languages or []}
     return [name for name in RUNTIMES if name not in runnable]
+
+
+# A duplicate match's rotations on different hosts (issue 43, SPLIT_ROTATIONS_ACROSS_HOSTS):
+# its first part goes where any match goes; each later part to the queue of a live host
+# that played none of the match's earlier parts (``pick_host``), so that no host's kernel
+# caches carry a deal from one of its rotations to the next.
+
+
+def host_queue(host: str) -> str:
+    """The queue of match parts that the workers of ``host`` take (tournaments.play.tasks
+    adds it to every worker that takes tournament matches)."""
+    return f"{TOURNAMENTS}.host.{re.sub(r'[^A-Za-z0-9_.-]', '-', host)}"
+
+
+def live_hosts() -> dict[str, int]:
+    """The live hosts that take match parts, each with its workers' processes."""
+    rows = live_workers().exclude(host="").values("host").annotate(n=Sum("processes"))
+    return {row["host"]: int(row["n"] or 0) for row in rows.order_by()}
+
+
+def rotation_parts(players: int, duplicate: bool) -> int:
+    """How many parts a match's rotations are played in now: one per live host, at most
+    one per seating, when SPLIT_ROTATIONS_ACROSS_HOSTS is "auto" and two hosts or more are
+    live; else 1 (played whole: on one host a split cannot help against its caches)."""
+    if not duplicate or settings.SPLIT_ROTATIONS_ACROSS_HOSTS != "auto":
+        return 1
+    hosts = len(live_hosts())
+    return min(hosts, len(rotations(players))) if hosts >= 2 else 1
+
+
+def pick_host(match: Match) -> str:
+    """The host whose queue the match's next part goes to: a live host that played none of
+    its earlier parts, the one with the most processes free; if every live host played one,
+    another than the last part's (then any). "" when no live host takes parts."""
+    free = live_hosts()
+    if not free:
+        return ""
+    names = dict(live_workers().exclude(host="").values_list("name", "host"))
+    for held in Match.objects.filter(status=Match.Status.RUNNING).values_list("worker", flat=True):
+        host = names.get(held.rpartition(":")[0])
+        if host in free:
+            free[host] -= 1
+    played = list(
+        MatchPart.objects.filter(match_id=match.pk, index__lt=match.part)
+        .order_by("index")
+        .values_list("host", flat=True)
+    )
+    fresh = [host for host in free if host not in played]
+    others = [host for host in free if not played or host != played[-1]]
+    return max(fresh or others or list(free), key=lambda host: (free[host], host))
 
 
 def _eager() -> bool:
@@ -604,16 +659,26 @@ def fill_tables() -> list[Match]:
 
 def send(matches: Iterable[Match], queue: str) -> None:
     """Enqueue ``play_match`` for each match on ``queue`` after commit, each with its
-    wall-clock budget as the task's time limits."""
-    jobs = [(match.pk, budget(match)) for match in matches]
+    wall-clock budget as the task's time limits; a later part of a match played on
+    several hosts goes to its host's queue instead (``pick_host``, noted in ``sent_to``)."""
+    jobs = [(match.pk, budget(match), _queue_of(match, queue)) for match in matches]
     if not jobs:
         return
 
     def send_all() -> None:
-        for match_id, seconds in jobs:
-            _task(PLAY_MATCH).apply_async((match_id,), queue=queue, **clocks.time_limits(seconds))
+        for match_id, seconds, to in jobs:
+            _task(PLAY_MATCH).apply_async((match_id,), queue=to, **clocks.time_limits(seconds))
 
     transaction.on_commit(send_all)
+
+
+def _queue_of(match: Match, queue: str) -> str:
+    """``queue``, or the queue of the host chosen for a later part of a split match."""
+    if match.parts <= 1 or match.part == 0:
+        return queue
+    host = pick_host(match)
+    Match.objects.filter(pk=match.pk).update(sent_to=host)
+    return host_queue(host) if host else queue
 
 
 def send_checks(version_ids: list[int]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -19,7 +20,7 @@ from django.utils import timezone
 
 from tournaments.competitions import competition_actions, duels, ladder_faults
 from tournaments.competitions.standings import refresh_table
-from tournaments.models import Match, Seat, Tournament
+from tournaments.models import Match, MatchPart, Seat, Tournament
 from tournaments.play import dispatch, queued_work, replay_store
 from tournaments.rating.model.units import stored_units
 from tournaments.rating.stored import match_rating
@@ -54,9 +55,9 @@ def claim_match(match_id: int, worker: str) -> int | None:
     claimable = Q(status=Match.Status.QUEUED) | Q(
         status=Match.Status.RUNNING, lease_expires_at__lt=now
     )
-    taken = Match.objects.filter(
-        claimable, pk=match_id, attempt__lt=settings.MATCH_MAX_ATTEMPTS
-    ).update(
+    # Each part of a match played in parts has MATCH_MAX_ATTEMPTS of its own.
+    attempts_left = Q(attempt__lt=F("part_attempt") + settings.MATCH_MAX_ATTEMPTS)
+    taken = Match.objects.filter(claimable, attempts_left, pk=match_id).update(
         status=Match.Status.RUNNING,
         attempt=F("attempt") + 1,
         lease_expires_at=_lease_end(),
@@ -84,21 +85,93 @@ def holds_match(match_id: int, attempt: int) -> bool:
     return Match.objects.filter(pk=match_id, attempt=attempt, status=Match.Status.RUNNING).exists()
 
 
+@dataclass(frozen=True)
+class PartPlayed:
+    """One part of a match played in parts (Match.parts), as its attempt ended it: which
+    part and blocks, where it was played, the games and faults it added (the outcome's
+    beyond those it carried in), each bot's state at its end, and its timings."""
+
+    index: int
+    blocks: range
+    host: str
+    worker: str
+    records: list[dict[str, Any]]
+    faults: list[dict[str, Any]]
+    carry: list[dict[str, Any]]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def row(self, match: Match, keep_records: bool) -> MatchPart:
+        summaries = [
+            {key: played[key] for key in ("index", "deal", "seating", "result")}
+            for played in self.records
+        ]
+        return MatchPart(
+            match=match,
+            index=self.index,
+            first_block=self.blocks.start,
+            end_block=self.blocks.stop,
+            host=self.host,
+            worker=self.worker,
+            attempt=match.attempt,
+            games=summaries,
+            records=self.records if keep_records else [],
+            faults=self.faults,
+            carry=self.carry if keep_records else [],
+            timings=self.timings,
+        )
+
+
+@transaction.atomic
+def finish_part(match_id: int, attempt: int, part: PartPlayed) -> bool:
+    """Store a part of a match played in parts that is not its last, and send the next
+    part on at once, to another host's queue (tournaments.play.dispatch.pick_host): the
+    match keeps its process in flight meanwhile. Only the holder of the current attempt,
+    playing the match's current part, may do this (else False, nothing changed): a part
+    is stored once, and nothing of the match is rated or counted until its last part."""
+    match = _held_match(match_id, attempt)
+    if match is None or match.part != part.index or part.index + 1 >= match.parts:
+        return False
+    part.row(match, keep_records=True).save(force_insert=True)
+    now = timezone.now()
+    match.part += 1
+    match.part_attempt = match.attempt
+    match.status = Match.Status.QUEUED
+    match.lease_expires_at = None
+    match.enqueued_at = match.sent_at = now
+    match.save()
+    queue = dispatch.INTERACTIVE if _quick(match) else dispatch.TOURNAMENTS
+    dispatch.send([match], queue)
+    return True
+
+
+def _quick(match: Match) -> bool:
+    return not (match.tournament_id or match.ladder_id or match.duel_id or match.table_slot)
+
+
 @transaction.atomic
 def finish_match(
     match_id: int,
     attempt: int,
     outcome: dict[str, Any],
     timings: dict[str, float] | None = None,
+    last_part: PartPlayed | None = None,
 ) -> bool:
     """Store a played match: result, faults, replay, logs and ratings, all or nothing.
 
     Only the holder of the current attempt may do this; anyone else gets False and
     changes nothing (their result is a duplicate of, or lost to, the current attempt).
+    The last part of a match played in parts (``last_part``) stores the whole match: its
+    outcome holds every part's games; its part's row is kept beside the others, whose full
+    game records (carried from part to part) are no longer needed.
     """
     match = _held_match(match_id, attempt)
     if match is None:
         return False
+    if last_part is not None:
+        if match.part != last_part.index:
+            return False
+        MatchPart.objects.filter(match=match).update(records=[], carry=[])
+        last_part.row(match, keep_records=False).save(force_insert=True)
     match.status = Match.Status.DONE
     match.result = {
         "scores": outcome["scores"],
@@ -193,7 +266,7 @@ def _retry_or_fail(match: Match, reason: str, gave_up: str = "", later: float = 
     fail it for good instead, adding ``gave_up``. True when queued."""
     match.failure += reason
     match.lease_expires_at = None
-    if match.attempt >= settings.MATCH_MAX_ATTEMPTS:
+    if match.attempt - match.part_attempt >= settings.MATCH_MAX_ATTEMPTS:
         match.failure += gave_up
         _give_up(match)
         return False
@@ -233,6 +306,7 @@ def reap_matches() -> dict[str, int]:
             if match is None:
                 continue
             counts["requeued" if _requeue_expired(match) else "failed"] += 1
+    counts["rerouted"] = _reroute_parts(now)
     stale = now - dt.timedelta(seconds=settings.MATCH_REQUEUE_AFTER_SECONDS)
     if Match.objects.filter(started_at__gte=stale).exists():
         return counts  # workers are busy: old queued matches are waiting, not lost
@@ -242,6 +316,24 @@ def reap_matches() -> dict[str, int]:
         queued_work.enqueue_matches(lost)
         counts["resent"] = len(lost)
     return counts
+
+
+@transaction.atomic
+def _reroute_parts(now: dt.datetime) -> int:
+    """Send on again the parts sent to a host that no longer announces itself (its queue
+    may never be read again); a copy its workers still take is not claimed twice."""
+    gone = (
+        Match.objects.select_for_update()
+        .filter(status=Match.Status.QUEUED, sent_at__isnull=False)
+        .exclude(sent_to="")
+        .exclude(sent_to__in=list(dispatch.live_hosts()))
+    )
+    lost = list(gone)
+    Match.objects.filter(pk__in=[m.pk for m in lost]).update(
+        enqueued_at=now, sent_at=None, sent_to=""
+    )
+    queued_work.enqueue_matches(lost)
+    return len(lost)
 
 
 @transaction.atomic

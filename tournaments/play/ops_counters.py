@@ -31,6 +31,7 @@ REDIS_TIMEOUT_S = 2.0
 #: How a match attempt ended: play_match's answers, spaces as underscores.
 ATTEMPT_OUTCOMES = (
     "stored",
+    "part_stored",
     "failed",
     "voided",
     "released",

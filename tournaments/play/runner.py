@@ -169,6 +169,8 @@ class MatchPlan:
     #: ``part``): one part of a duplicate match played on several hosts. None: all of it.
     part: range | None = None
     carried: Carried | None = None
+    #: Which of the match's parts ``part`` is.
+    part_index: int = 0
 
 
 @dataclass

@@ -21,6 +21,7 @@ import socket
 import threading
 import time
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 from celery import shared_task
@@ -38,8 +39,9 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from judge.duel.pairs import seed_slots
 from judge.engine import GameError
 from judge.games import GAMES
+from judge.referee import Carried, rotations, split_blocks
 from sandbox.backend import Backend
-from tournaments.models import Match
+from tournaments.models import Match, MatchPart
 from tournaments.play import clocks, dispatch, lease, live_feed, ops_counters, runner
 from tournaments.play.human_seat import PERSON_POLICY
 from tournaments.play.instance import judge_instance
@@ -97,9 +99,56 @@ def worker_name(celery_hostname: str | None) -> str:
     return f"{celery_hostname or socket.gethostname()}:{os.getpid()}"
 
 
-def load_plan(match_id: int) -> runner.MatchPlan:
+def worker_host() -> str:
+    """The host this worker's bots share a kernel with: WORKER_HOST, else the kernel's boot
+    id (every container of one machine reads the same: one kernel, one set of caches),
+    else the host name. A duplicate match's parts go to different hosts (dispatch)."""
+    if settings.WORKER_HOST:
+        return str(settings.WORKER_HOST)
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return socket.gethostname()
+    return f"kernel-{boot[:13]}"
+
+
+def split_rotations(match: Match, attempt: int, players: int) -> None:
+    """Decide, as the first part is claimed, in how many parts the match's rotations are
+    played (dispatch.rotation_parts: one per live host); a person's table is never split."""
+    if match.part != 0 or match.table_slot is not None:
+        return
+    parts = dispatch.rotation_parts(players, match.duplicate)
+    if parts != max(match.parts, 1):
+        Match.objects.filter(pk=match.pk, attempt=attempt).update(parts=parts)
+    match.parts = parts
+
+
+def carried_in(match: Match) -> tuple[range | None, Carried | None]:
+    """The blocks of the match's current part and what its earlier parts carried (None,
+    None: played whole)."""
+    if match.parts <= 1:
+        return None, None
+    count = len(rotations(match.seats.count())) if match.duplicate else 1
+    part = split_blocks(count, match.parts)[match.part]
+    if match.part == 0:
+        return part, None
+    rows = list(MatchPart.objects.filter(match=match, index__lt=match.part).order_by("index"))
+    carried = Carried(
+        games=[played for row in rows for played in row.records],
+        faults=[fault for row in rows for fault in row.faults],
+        bots=rows[-1].carry,
+    )
+    return part, carried
+
+
+def load_plan(match_id: int, attempt: int | None = None) -> runner.MatchPlan:
+    """What the worker plays of match ``match_id``: all of it, or (``attempt`` given, the
+    match played in parts) its current part, carrying its earlier parts in."""
     match = Match.objects.get(pk=match_id)
     versions = match.seat_versions()
+    if attempt is not None:
+        split_rotations(match, attempt, len(versions))
+    part, carried = carried_in(match)
     # A duel's round seeds each house bot by the seat it held in the pair's first game.
     slots = seed_slots(len(versions), match.duel_seating) if match.duel_id else None
     seats = [
@@ -126,6 +175,9 @@ def load_plan(match_id: int) -> runner.MatchPlan:
         limits=dict(match.limits),
         seats=seats,
         instance=judge_instance(),
+        part=part,
+        carried=carried,
+        part_index=match.part,
     )
 
 
@@ -161,7 +213,7 @@ def play_match(self: Any, match_id: int) -> str:
     keeper.start()
     budget: threading.Timer | None = None
     try:
-        plan = load_plan(match_id)
+        plan = load_plan(match_id, attempt)
         database = time.perf_counter() - began
         seconds = clocks.plan_budget(plan)
         budget = threading.Timer(seconds, signal.set, kwargs={"reason": f"budget:{seconds}"})
@@ -215,8 +267,14 @@ def play_match(self: Any, match_id: int) -> str:
         return "voided"
     stored = time.perf_counter()
     figures = {"sandbox_start": timings.sandbox_start, "referee": timings.referee}
+    part = part_played(plan, outcome, figures, worker_name(self.request.hostname))
     try:
-        done = lease.finish_match(match_id, attempt, outcome, figures)
+        if part is not None and part.blocks.stop < block_count(plan):
+            done = lease.finish_part(match_id, attempt, part)
+            return "part stored" if done else "lost the lease"
+        if part is not None:
+            figures = parts_timings(match_id, figures)
+        done = lease.finish_match(match_id, attempt, outcome, figures, part)
         if done:  # the time spent storing is only known now; one small write records it
             figures["database"] = database + time.perf_counter() - stored
             Match.objects.filter(pk=match_id, attempt=attempt).update(timings=figures)
@@ -224,6 +282,39 @@ def play_match(self: Any, match_id: int) -> str:
     except (OperationalError, InterfaceError) as error:
         raise self.retry(exc=error, countdown=settings.MATCH_LEASE_SECONDS + 1) from None
     return "stored" if done else "lost the lease"
+
+
+def block_count(plan: runner.MatchPlan) -> int:
+    return len(rotations(len(plan.seats))) if plan.duplicate else 1
+
+
+def part_played(
+    plan: runner.MatchPlan, outcome: dict[str, Any], figures: dict[str, float], worker: str
+) -> lease.PartPlayed | None:
+    """What this attempt played, when it played a part of a match (None: all of it)."""
+    if plan.part is None:
+        return None
+    games = len(plan.carried.games) if plan.carried else 0
+    faults = len(plan.carried.faults) if plan.carried else 0
+    return lease.PartPlayed(
+        index=plan.part_index,
+        blocks=plan.part,
+        host=worker_host(),
+        worker=worker,
+        records=outcome["record"]["games"][games:],
+        faults=outcome["faults"][faults:],
+        carry=outcome["carry"],
+        timings=dict(figures),
+    )
+
+
+def parts_timings(match_id: int, figures: dict[str, float]) -> dict[str, float]:
+    """A match played in parts: its sandbox and referee seconds summed over its parts."""
+    total = dict(figures)
+    for earlier in MatchPart.objects.filter(match_id=match_id).values_list("timings", flat=True):
+        for key in ("sandbox_start", "referee"):
+            total[key] = total.get(key, 0.0) + float(earlier.get(key, 0.0))
+    return total
 
 
 def stall_void(reason: str) -> str:
@@ -324,10 +415,12 @@ class Heartbeat(threading.Thread):
     (tournaments.play.dispatch.announce), from the worker's main process; when that is news (it
     just started, or was resized) the free processes are filled at once."""
 
-    def __init__(self, name: str, processes: Any) -> None:
+    def __init__(self, name: str, processes: Any, host: str = "") -> None:
         super().__init__(name="heartbeat", daemon=True)
         self.worker = name
         self.processes = processes
+        #: The host whose queue of match parts this worker takes ("": none).
+        self.host = host
         self.stopped = threading.Event()
         #: The languages it can run, when newly looked at (announced at the next beat).
         self.languages: list[str] | None = None
@@ -358,7 +451,8 @@ class Heartbeat(threading.Thread):
                 beats += 1
                 languages, self.languages = self.languages, None
                 try:
-                    if dispatch.announce(self.worker, int(self.processes()), languages):
+                    processes = int(self.processes())
+                    if dispatch.announce(self.worker, processes, languages, self.host):
                         dispatch.dispatch()
                 except DatabaseError as error:
                     log.warning("worker %s: could not announce itself: %r", self.worker, error)
@@ -383,6 +477,20 @@ class Heartbeat(threading.Thread):
             connection.close()
 
 
+def take_parts(consumer: Any) -> str:
+    """A worker that takes tournament matches also takes its host's queue of match parts
+    (dispatch.host_queue): the host it announces, or "" when it takes none."""
+    if dispatch.TOURNAMENTS not in consumer.app.amqp.queues.consume_from:
+        return ""
+    host = worker_host()
+    try:
+        consumer.add_task_queue(dispatch.host_queue(host))
+    except Exception:  # it still plays whole matches; no part is sent to its host
+        log.exception("worker %s: could not take the queue of host %s", consumer.hostname, host)
+        return ""
+    return host
+
+
 _heartbeat: list[Heartbeat] = []
 #: How often a worker looks again which languages it can run (seconds).
 LANGUAGES_EVERY_S = 60.0
@@ -401,7 +509,7 @@ def start_heartbeat(sender: Any = None, **_: Any) -> None:
     def processes() -> int:
         return int(getattr(pool, "num_processes", None) or sender.controller.concurrency)
 
-    beat = Heartbeat(sender.hostname, processes)
+    beat = Heartbeat(sender.hostname, processes, take_parts(sender))
     _heartbeat.append(beat)
     beat.start()
 
