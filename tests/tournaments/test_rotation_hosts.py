@@ -60,9 +60,7 @@ def assert_merged_equals_whole(match: Match) -> None:
     assert match.result == {
         "scores": whole["scores"],
         "places": whole["places"],
-        "games": [
-            {key: g[key] for key in ("deal", "seating", "result")} for g in whole["games"]
-        ],
+        "games": [{key: g[key] for key in ("deal", "seating", "result")} for g in whole["games"]],
     }
     assert match.faults == whole["faults"]
     assert [seat.log for seat in match.seats.order_by("index")] == whole["logs"]

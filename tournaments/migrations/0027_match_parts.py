@@ -6,57 +6,72 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tournaments', '0026_version_off_ladder'),
+        ("tournaments", "0026_version_off_ladder"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='match',
-            name='part',
+            model_name="match",
+            name="part",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='match',
-            name='part_attempt',
+            model_name="match",
+            name="part_attempt",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='match',
-            name='parts',
+            model_name="match",
+            name="parts",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='match',
-            name='sent_to',
-            field=models.CharField(blank=True, default='', max_length=200),
+            model_name="match",
+            name="sent_to",
+            field=models.CharField(blank=True, default="", max_length=200),
         ),
         migrations.AddField(
-            model_name='worker',
-            name='host',
-            field=models.CharField(blank=True, default='', max_length=200),
+            model_name="worker",
+            name="host",
+            field=models.CharField(blank=True, default="", max_length=200),
         ),
         migrations.CreateModel(
-            name='MatchPart',
+            name="MatchPart",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveSmallIntegerField()),
-                ('first_block', models.PositiveSmallIntegerField()),
-                ('end_block', models.PositiveSmallIntegerField()),
-                ('host', models.CharField(max_length=200)),
-                ('worker', models.CharField(max_length=200)),
-                ('attempt', models.PositiveIntegerField()),
-                ('games', models.JSONField(blank=True, default=list)),
-                ('records', models.JSONField(blank=True, default=list)),
-                ('faults', models.JSONField(blank=True, default=list)),
-                ('carry', models.JSONField(blank=True, default=list)),
-                ('timings', models.JSONField(blank=True, default=dict)),
-                ('finished_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='parts_played', to='tournaments.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("index", models.PositiveSmallIntegerField()),
+                ("first_block", models.PositiveSmallIntegerField()),
+                ("end_block", models.PositiveSmallIntegerField()),
+                ("host", models.CharField(max_length=200)),
+                ("worker", models.CharField(max_length=200)),
+                ("attempt", models.PositiveIntegerField()),
+                ("games", models.JSONField(blank=True, default=list)),
+                ("records", models.JSONField(blank=True, default=list)),
+                ("faults", models.JSONField(blank=True, default=list)),
+                ("carry", models.JSONField(blank=True, default=list)),
+                ("timings", models.JSONField(blank=True, default=dict)),
+                ("finished_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="parts_played",
+                        to="tournaments.match",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('match', 'index'), name='one_row_per_match_part')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("match", "index"), name="one_row_per_match_part"
+                    )
+                ],
             },
         ),
     ]

@@ -110,9 +110,7 @@ def in_flight() -> Q:
 # The workers' capacity.
 
 
-def announce(
-    name: str, processes: int, languages: list[str] | None = None, host: str = ""
-) -> bool:
+def announce(name: str, processes: int, languages: list[str] | None = None, host: str = "") -> bool:
     """Record that worker ``name`` is alive with ``processes`` (and, when given, the
     languages it can run) on ``host`` (whose queue of match parts it takes; "": none);
     True when that is news (a new worker, or one whose size changed): the caller
