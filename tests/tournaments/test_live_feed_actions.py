@@ -48,3 +48,25 @@ def test_the_feed_publishes_public_actions_and_keeps_declarations_secret(
             assert action in ("15", "35", "both")
         else:
             assert (event["seat"], event["action"]) == (seat, action), event
+
+
+def test_the_feed_says_what_each_move_ended_and_how_the_game_ended(
+    tables: redis.Redis,
+) -> None:
+    """As the replay narrates: the move that settles a hand says how (the showdown, the
+    pot), the last says the scores and places; seats are named by a token the page fills
+    in, and no revealed card is told beyond what the showdown showed."""
+    make = live_feed.feed_maker(8, "fifteen35", frozenset({0}))
+    game = make(11, 3, None, {"hands": 1})
+    while not game.is_over():
+        seat = game.to_act()[0]
+        legal = game.legal_actions(seat)
+        game.apply(seat, next((a for a in legal if a != "fold"), legal[0]))
+    events = [json.loads(line) for line in tables.lrange(live_feed.feed_key(8), 0, -1)]
+    told = [event for event in events if "say" in event]
+    assert [event is events[-1] for event in told] == [True], "the hand ends at the last move"
+    words = json.dumps(told[0]["say"])
+    assert "Hand 1: showdown" in words and "{seat " in words, words
+    outcome = json.dumps(events[-1]["outcome"])
+    assert "{seat 0}" in outcome and "{seat 2}" in outcome, outcome
+    assert all("outcome" not in event for event in events[:-1])

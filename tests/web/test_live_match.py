@@ -70,6 +70,15 @@ def test_a_running_match_is_followed_live_and_shows_only_public_cards(
     # Still being played while moves are on the page:
     assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING
     visit.check("live-running")
+    # Each game's end is told as the replay tells it, seats by their names (issue 46).
+    over = page.locator("#live-moves li", has_text="Game 1 is over.")
+    expect(over).to_contain_text(
+        re.compile(r"(slow|other) v1 \(seat \d\) won\. Points: "), timeout=60_000
+    )
+    expect(page.locator("#live-moves")).to_contain_text(
+        re.compile(r"Deal 1: (slow|other) v1 \(seat \d\) went out")
+    )
+    expect(page.locator("#live-moves")).not_to_contain_text("{seat")
     worker.join(timeout=120)
     assert worker.answer == "stored", worker.answer
     expect(page.locator("#rv-counter")).to_have_text(re.compile(r"step 1 of \d+"))

@@ -9,6 +9,13 @@ feed; played cards, bets and scores are the same for everyone and do. This needs
 knowledge of any game. The action is published as the game says every seat learns it
 (``Game.public_action``): a secret one (a sealed declaration) is not, nor is its seat.
 
+Each event also says in words what the move ended, as the replay says it (``say``: the
+game's own narration, judge.narration, read from the views before and after the move as
+the replay reads them), and a game's last event how it ended (``outcome``: the scores
+and places; never the cards the engine reveals at the end, which a duplicate match deals
+again). The
+narration names seats by a token (``{seat 0}``) the page replaces with the seat's name.
+
 Readers ask for events after a position; spectators get only events older than
 ``LIVE_DELAY_SECONDS`` (a short delay, so a spectator cannot relay a table in real time).
 Publishing is best effort: a Redis that fails stops the feed of that match, never the match.
@@ -24,6 +31,7 @@ from typing import Any
 
 import redis
 
+from judge import narration
 from judge.engine import Action, Game, JSONDict, Seat
 from judge.referee import GameMaker, default_game_maker
 from tournaments.play.human_seat import KEEP_SECONDS, TableUnavailable, table_redis
@@ -73,6 +81,9 @@ class _Feed:
         self.people = people
         self.move = 0
         self.pending: list[JSONDict] = []
+        #: Each game's story so far: the view after its last published move as narration
+        #: reads it (seat 0's observation without the private keys: one observation).
+        self.stories: dict[int, narration.Narration] = {}
         self.flushed = time.monotonic()
         try:
             self.client: redis.Redis | None = table_redis()
@@ -97,9 +108,30 @@ class _Feed:
             event["seat"] = None
         else:
             event["seat"], event["action"] = seat, public
+        self._narrate(event, game_index, seat, game)
         self.pending.append(event)
         if due or over or self.people.intersection(game.to_act() if not over else ()):
             self._flush(game, now)
+
+    def _narrate(self, event: JSONDict, game_index: int, seat: Seat, game: Game) -> None:
+        """Add what the move ended (``say``) and, at a game's end, how it ended
+        (``outcome``), from the public views before and after it (none for a game's first
+        watched move: nothing before it was seen)."""
+        view = narration.public_view(game)
+        story = self.stories.get(game_index)
+        if story is None:
+            names = [seat_token(s) for s in range(game.players)]
+            story = self.stories[game_index] = narration.Narration(game.name, names)
+            story.start(view)
+        else:
+            told = len(story.events)
+            story.after(event["move"], seat, view)
+            if len(story.events) > told:
+                event["say"] = [line["say"] for line in story.events[told:]]
+        if game.is_over():
+            story.before = view
+            event["outcome"] = story.outcome(game.result().to_json(), {}, game.variant)
+            del self.stories[game_index]
 
     def _is_watched(self) -> bool:
         try:
@@ -123,6 +155,11 @@ class _Feed:
         except redis.RedisError as error:
             log.warning("match %s: live feed stopped: %s", self.match_id, error)
             self.client = None
+
+
+def seat_token(seat: Seat) -> str:
+    """How the feed's words name seat ``seat`` (live_match.js puts its name there)."""
+    return f"{{seat {seat}}}"
 
 
 def watch_key(match_id: int) -> str:
