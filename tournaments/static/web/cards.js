@@ -64,13 +64,26 @@ window.Cards = (function () {
   }
 
   /* A line in words: text parts and {cards: [...]} parts drawn as small cards. */
-  function say(parts) {
+  /* A narration line: text and small cards. ``nameOf`` (a live feed's lines) names each
+     seat the line gives as a token, "{seat N}" counted from 0. */
+  function say(parts, nameOf) {
     const line = document.createDocumentFragment();
     (parts || []).forEach((part) => {
-      line.append(typeof part === "string" ? part : row(part.cards, "small"));
+      if (typeof part !== "string") line.append(row(part.cards, "small"));
+      else line.append(nameOf ? part.replace(/\{seat (\d+)\}/g, (_, seat) => nameOf(Number(seat))) : part);
     });
     return line;
   }
 
-  return { el, card, back, row, backs, action, say };
+  /* The lines a live feed's event tells (what the move ended; at a game's end, how it
+     ended), appended to ``item``, seats named by ``nameOf``. */
+  function tell(item, event, nameOf) {
+    const line = (parts, cls) => { const p = el("p", cls); p.append(say(parts, nameOf)); return p; };
+    (event.say || []).forEach((parts) => item.append(line(parts, "event")));
+    if (!event.outcome) return;
+    item.append(el("strong", "", "Game " + (event.game + 1) + " is over. "));
+    event.outcome.forEach((parts) => item.append(line(parts, "event outcome")));
+  }
+
+  return { el, card, back, row, backs, action, say, tell };
 })();

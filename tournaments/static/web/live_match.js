@@ -7,7 +7,7 @@
 (function () {
   const root = document.getElementById("live");
   if (!root) return;
-  const { el, action, say } = window.Cards;
+  const { el, action, tell } = window.Cards;
   const drawing = JSON.parse(document.getElementById("live-drawing").textContent);
   const every = 1000;
   const counted = {};  // moves seen per game (the feed numbers them across the match)
@@ -15,19 +15,6 @@
 
   function names(game) { return drawing.names[Math.min(game, drawing.names.length - 1)] || []; }
   function seatName(game, seat) { return names(game)[seat] || "seat " + (seat + 1); }
-
-  /* The feed names seats "{seat N}" (from 0): each becomes the seat's name in that game. */
-  function named(game, parts) {
-    return parts.map((part) => typeof part === "string"
-      ? part.replace(/\{seat (\d+)\}/g, (_, seat) => seatName(game, Number(seat)))
-      : part);
-  }
-
-  function told(game, parts, cls) {
-    const line = el("p", cls);
-    line.append(say(named(game, parts)));
-    return line;
-  }
 
   function show(event) {
     const item = el("li", "");
@@ -39,11 +26,7 @@
       item.append(el("span", "who", seatName(event.game, event.seat) + ": "));
       if ("action" in event) item.append(action(event.action));
     }
-    (event.say || []).forEach((parts) => item.append(told(event.game, parts, "event")));
-    if (event.outcome) {
-      item.append(el("strong", "", "Game " + (event.game + 1) + " is over. "));
-      event.outcome.forEach((parts) => item.append(told(event.game, parts, "event outcome")));
-    }
+    tell(item, event, (seat) => seatName(event.game, seat));
     document.getElementById("live-moves").append(item);
     if (!event.view) return;
     const frames = { players: drawing.players, names: names(event.game), renderer: drawing.renderer,

@@ -1,6 +1,7 @@
 /* A person's table: polls the seat's protocol lines and the public feed, draws the table
    as the replay does (table_draw.js: the game's own renderer, seats named and numbered
-   from 1), lists each move with its action in words and cards, offers the legal actions
+   from 1), lists each move with its action in words and cards (and what it ended, as the
+   replay says it), offers the legal actions
    as buttons and posts the chosen one's index. Any number of actions is reachable from the
    keyboard: Tab, or type a number or words to find one and Enter. Everything is built
    with DOM nodes and textContent: nothing from the server becomes markup. */
@@ -8,7 +9,7 @@
 (function () {
   const root = document.getElementById("table");
   if (!root) return;
-  const { el, action } = window.Cards;
+  const { el, action, tell } = window.Cards;
   const every = 700;
   const byId = (id) => document.getElementById(id);
   const drawing = JSON.parse(byId("table-drawing").textContent);
@@ -199,6 +200,7 @@
       item.append(el("span", "who", seatName(event.game, event.seat) + ": "));
       item.append("action" in event ? action(event.action) : "");
     }
+    tell(item, event, (seat) => seatName(event.game, seat));
     byId("table-moves").append(item);
     if (event.view) {
       if (event.game !== game) { own = {}; game = event.game; }
