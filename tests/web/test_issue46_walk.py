@@ -184,7 +184,8 @@ def test_a_big_two_table_in_cards_played_from_the_keyboard(
 
 
 #: An Oceans 11 bot that plays legally until its third decision of a game, then answers
-#: an action that is not legal there: it faults only in some positions.
+#: a legal action in capitals, which is not legal: it faults only in some positions, and
+#: the report names the action it meant and the slip (a wrong case).
 SOMETIMES_ILLEGAL = """\
 import json, sys
 asked = {}
@@ -197,7 +198,8 @@ for line in sys.stdin:
         asked[game] = asked.get(game, 0) + 1
         if asked[game] >= 3:
             sys.stderr.write("answering a move that is not legal here\\n")
-            print(json.dumps({"type": "action", "action": "fly away"}), flush=True)
+            action = message["legal"][0].upper()
+            print(json.dumps({"type": "action", "action": action}), flush=True)
         else:
             print(json.dumps({"type": "action", "action": message["legal"][0]}), flush=True)
 """
@@ -219,12 +221,15 @@ def test_a_bot_faulting_only_in_some_positions_is_taken_off_and_shown_to_its_own
     log_in(visit, "alice")
     visit.go(f"/bots/{bot.pk}/")
     notice = page.get_by_role("region", name=re.compile("v1 was taken off the ladder"))
+    expect(notice).to_contain_text(re.compile(r"v1 faulted in [3-5] of its last [3-5] rated"))
     expect(notice).to_contain_text("not legal")
     step = notice.get_by_role("link", name=re.compile(r"match \d+, game 1, step \d+"))
     visit.check("fault-notice")
     step.click()
     expect(page.get_by_role("region", name="Replay")).to_be_visible()
-    expect(page.locator("#rv-fault")).to_contain_text("fly away")
+    fault = page.locator("#rv-fault")
+    expect(fault).to_contain_text('"DEAL"')  # what the bot sent
+    expect(fault).to_contain_text('did you mean "deal"? (a wrong case')  # the fix
     page.get_by_text("The raw observation and legal actions").click()
     raw = page.locator("#rv-raw")
     expect(raw).to_contain_text('"legal"')
