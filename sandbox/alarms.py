@@ -37,8 +37,10 @@ class Alarm:
 
 
 class Alarms:
-    """Runs each job at its time unless its alarm was cancelled, in one daemon thread
-    (started with the first alarm); a job that raises is logged."""
+    """Runs each job at its time unless its alarm was cancelled: one daemon thread
+    (started with the first alarm) waits for them all, and an alarm that rings runs its
+    job in a thread of its own, as a Timer did (a kill that waits on a slow engine holds
+    up no other); a job that raises is logged."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
@@ -74,12 +76,8 @@ class Alarms:
     def _run(self) -> None:
         while True:
             alarm = self._next()
-            if alarm.cancelled:  # between its turn coming and now
-                continue
-            try:
-                alarm.job()
-            except Exception:
-                log.exception("an alarm's job failed")
+            if not alarm.cancelled:  # it may have been, between its turn coming and now
+                threading.Thread(target=_ring, args=(alarm,), name="alarm", daemon=True).start()
 
     def _next(self) -> Alarm:
         """Wait for the earliest alarm not cancelled to be due, and take it."""
@@ -94,6 +92,13 @@ class Alarms:
                 if wait <= 0:
                     return heapq.heappop(self._queue)[2]
                 self._changed.wait(wait)
+
+
+def _ring(alarm: Alarm) -> None:
+    try:
+        alarm.job()
+    except Exception:
+        log.exception("an alarm's job failed")
 
 
 #: The worker process's alarms.

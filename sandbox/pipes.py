@@ -130,7 +130,7 @@ def temporary_root(prefix: str) -> Path:
 
     It is made on a tmpfs (``fast_folder``) where the host has one: every seating of a
     pooled bot makes a folder and three FIFOs and removes them, which cost the worker
-    2.7 ms of CPU on a disk's ext4 and 0.08 ms on a tmpfs (docs/sandbox.md)."""
+    0.5-2.7 ms of CPU on a disk's ext4 and 0.06-0.2 ms on a tmpfs (docs/sandbox.md)."""
     root = Path(tempfile.mkdtemp(prefix=prefix, dir=fast_folder()))
     root.chmod(0o711)
     return root

@@ -43,7 +43,7 @@ engine alone.
 
 The seats' FIFO folders go on a tmpfs (``/dev/shm``) where the host has one, as a
 deployment's pipe root should be (docs/deploy.md); ``--pipes DIR`` puts them elsewhere
-(``--pipes /tmp``: this host's disk, where a seating's folder costs 2.7 ms of CPU).
+(``--pipes /tmp``: this host's disk, where a seating's folder costs 0.5-2.7 ms of CPU).
 
 Run: ``python -m bench.sandbox.throughput [--rounds R] [--games G] [--bot-shares N]
 [--load N] [--modes "docker pool,..."] [--cpu N] [--pipes DIR]`` (about 12 minutes for every mode at
@@ -87,7 +87,7 @@ CPU_SEATS = 4
 #: by a third from one run to the next.
 ENGINE_REPEAT = 10
 #: The seats' FIFOs on a tmpfs where the host has one, as a deployment's pipe root should
-#: be (docs/deploy.md): on this host's ext4 a seating's folder cost 2.7 ms of CPU.
+#: be (docs/deploy.md): on this host's ext4 a seating's folder cost 0.5-2.7 ms of CPU.
 PIPES_AT = fast_folder()
 
 

@@ -44,3 +44,14 @@ def test_cancelled_alarms_are_dropped_once_they_are_most_of_the_queue(
     assert len(clock._queue) <= 11
     assert clock.waiting() == 1
     kept.cancel()
+
+
+def test_a_job_that_blocks_holds_up_no_other_alarm() -> None:
+    release, later = threading.Event(), threading.Event()
+    clock = Alarms()
+    clock.set(0.01, lambda: release.wait(30))  # a kill waiting on a slow engine
+    clock.set(0.05, later.set)
+    try:
+        assert later.wait(10)
+    finally:
+        release.set()

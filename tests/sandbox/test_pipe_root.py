@@ -1,6 +1,6 @@
 """Where a pipe root made for a run goes: a tmpfs where the host has one, because every
-pooled seating makes and removes a folder of FIFOs (2.7 ms of the worker's CPU on a
-disk's ext4, 0.08 ms on a tmpfs: docs/sandbox.md)."""
+pooled seating makes and removes a folder of FIFOs (0.5-2.7 ms of the worker's CPU on a
+disk's ext4, 0.06-0.2 ms on a tmpfs: docs/sandbox.md)."""
 
 from __future__ import annotations
 
