@@ -8,7 +8,7 @@ import django_filters  # type: ignore[import-untyped]
 from django import forms
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
-from django.db.models import BooleanField, F, Func, QuerySet
+from django.db.models import BooleanField, F, Func, OuterRef, QuerySet, Subquery
 
 from judge import games
 from tournaments.models import Bot, BotVersion, Match, Rating, Seat, Tournament
@@ -75,9 +75,64 @@ class MatchFilter(django_filters.FilterSet):
     def by_version(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
         return seated(queryset, Seat.objects.filter(version_id=value))
 
+    def filter_queryset(self, queryset: QuerySet[Match]) -> QuerySet[Match]:
+        """Every other filter first, then the seats' (``bot``, ``version``): bounded by the
+        page the request asks for (``paged_seats``) where the list is paged."""
+        data = self.form.cleaned_data
+        by_seat = {name: data[name] for name in ("bot", "version") if data.get(name) is not None}
+        for name in by_seat:
+            del data[name]
+        queryset = super().filter_queryset(queryset)
+        data.update(by_seat)
+        for name, value in by_seat.items():
+            seats = Seat.objects.filter(**{f"{name}_id": value})
+            page = paged_seats(self.request, queryset, seats)
+            queryset = seated(queryset, seats) if page is None else queryset.filter(page)
+        return queryset
+
+
+def paged_seats(request: Any, queryset: QuerySet[Match], seats: QuerySet[Seat]) -> Any:
+    """The condition "is one of the matches of the page the request asks for, among
+    ``queryset``'s with a seat in ``seats``": ``id = ANY(ARRAY(...))`` of at most the
+    page's rows plus one, found by walking the seats' (bot, match) or (version, match)
+    index from the cursor's position in the page's order, each seat's match checked
+    against ``queryset``'s conditions by its primary key (a subquery per seat, which the
+    planner cannot turn into a walk of the match table), stopping at the page's last row
+    whatever the length of the history. Issue 47: ``id = ANY(ARRAY(all its seats))`` read
+    all 30,758 seats of the busiest bot to show 100 matches (63 ms at 500,000 matches); a
+    join let the planner walk the match index from the newest match down to a version
+    retired long ago. None where the request is not paged by the match id (the
+    unbounded ``seated`` then)."""
+    view = getattr(request, "parser_context", {}).get("view")
+    paginator = getattr(view, "paginator", None)
+    if paginator is None or not hasattr(paginator, "decode_cursor"):
+        return None
+    ordering = paginator.get_ordering(request, queryset, view)
+    if ordering[0].lstrip("-") not in ("id", "pk"):
+        return None
+    default, paginator.ordering = paginator.ordering, ordering  # as paginate_queryset checks
+    try:
+        cursor = paginator.decode_cursor(request)
+    finally:
+        paginator.ordering = default
+    descending = ordering[0].startswith("-") != bool(cursor and cursor.reverse)
+    if cursor is not None and cursor.position is not None:
+        seats = seats.filter(**{"match_id__lt" if descending else "match_id__gt": cursor.position})
+    shown = queryset.order_by().filter(pk=OuterRef("match_id")).values("pk")[:1]
+    rows = paginator.get_page_size(request) + 1 + (cursor.offset if cursor else 0)
+    page = (
+        seats.annotate(shown=Subquery(shown))
+        .filter(shown__isnull=False)
+        .order_by("-match_id" if descending else "match_id")
+        .values("match_id")
+        .distinct()[:rows]
+    )
+    return EqualsAny(F("pk"), ArraySubquery(page))
+
 
 def seated(queryset: QuerySet[Match], seats: QuerySet[Seat]) -> QuerySet[Match]:
-    """The matches with a seat in ``seats``.
+    """The matches with a seat in ``seats`` (every one: the unpaged form, ``paged_seats``
+    for a page).
 
     On PostgreSQL as ``id = ANY(ARRAY(seats' match ids))``: asked as ``id IN (...)``, the
     planner walks the match index from the newest match back until it meets the seats'
