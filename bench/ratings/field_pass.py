@@ -272,10 +272,11 @@ def main() -> None:
     parser.add_argument(
         "--matches", type=int, default=20_000, help="recent rated 4-seat matches stored"
     )
+    parser.add_argument("--keep", default="", help="a database to seed once and reuse")
     options = parser.parse_args()
     configure("bench_field_pass", broker="memory://", sandbox="local")
     print(f"load average {os.getloadavg()[0]:.1f}; {options.bots} bots")
-    with scratch_database():
+    with scratch_database(options.keep):
         records = timed(
             "seeding",
             lambda: seed(

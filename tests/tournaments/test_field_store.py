@@ -123,3 +123,36 @@ def test_a_page_fits_only_the_bots_it_shows_the_rest_held_where_last_met() -> No
     assert found.difference(shown[2], shown[0]).deviation != pytest.approx(
         whole.difference(shown[2], shown[0]).deviation
     )
+
+
+def test_the_records_read_as_arrays_are_the_states_records_with_their_tempering() -> None:
+    """Issue 47: the pass reads the records by one binary COPY into arrays
+    (``field_store.game_records``); they are the rating states' own records, linked to the
+    same bots, each bot's stored tempering the one ``field._tempering`` computes."""
+    skills = rated_states(7, 120, 6)
+    bot_of, version_of = store(skills)
+    stored, _ = field_store.game_records("bigtwo")
+    by_bot = {
+        bot_of[k]: replace(s, records={version_of[o].pk: r for o, r in s.records.items()})
+        for k, s in skills.items()
+    }
+    keys = {version_of[k].pk: bot_of[k] for k in skills}
+    expected = field.stored_of(by_bot, keys)
+    assert stored.keys == sorted(by_bot) and len(stored.bot) == len(expected.bot) == 42
+
+    def records(found: field.Stored[int]) -> set[tuple[int, int, float, float, float]]:
+        return {
+            (found.keys[b], found.keys[o] if o >= 0 else -1, r, s, seen)
+            for b, o, r, s, seen in zip(
+                found.bot.tolist(),
+                found.other.tolist(),
+                found.results.tolist(),
+                found.score.tolist(),
+                found.seen.tolist(),
+                strict=True,
+            )
+        }
+
+    assert records(stored) == records(expected)
+    for i, key in enumerate(stored.keys):
+        assert stored.tempering[i] == pytest.approx(field._tempering(by_bot[key]))

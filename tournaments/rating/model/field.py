@@ -72,25 +72,99 @@ def _tempering(skill: Skill) -> float:
     return seen / data
 
 
+@dataclass(frozen=True)
+class Stored(Generic[K]):
+    """The field's bots and records as arrays: each bot's stored rating and variance in
+    the order of ``keys``, and every record as ``field_system.Links`` holds it (its bot,
+    the field's bot it is against or -1, results, score, seen) without the tempering,
+    which is each bot's (``links``). A field pass loads a big game's 1.6 million records
+    straight into these (``field_store``: one binary COPY) instead of a Python object per
+    record; ``stored_of`` builds them from Skills. Iterating gives the keys, as a Mapping
+    of Skills does."""
+
+    keys: list[K]
+    elo: np.ndarray
+    variance: np.ndarray
+    bot: np.ndarray
+    other: np.ndarray
+    results: np.ndarray
+    score: np.ndarray
+    seen: np.ndarray
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @cached_property
+    def tempering(self) -> np.ndarray:
+        """Each bot's stored tempering (``_tempering``, every bot at once)."""
+        n = len(self.keys)
+        expected = 1.0 / (1.0 + np.exp(_S * (self.seen - self.elo[self.bot])))
+        weight = _S * _S * self.results * expected * (1.0 - expected)
+        seen = np.bincount(self.bot, weight, n)
+        data = 1.0 / self.variance - 1.0 / START_DEVIATION**2
+        found = np.ones(n)
+        usable = (data > 0.0) & (seen > 0.0)
+        found[usable] = seen[usable] / data[usable]
+        return found
+
+    def links(self, dispersion: Dispersion[K] = None) -> system.Links[K]:
+        """The records with their bots' tempering: from ``dispersion`` where it gives the
+        bot's, else the stored one's."""
+        tempering = self.tempering
+        if dispersion is not None:
+            given = np.fromiter(
+                (dispersion.get(k, math.nan) for k in self.keys), float, len(self.keys)
+            )
+            tempering = np.where(np.isnan(given), tempering, given)
+        return system.Links(
+            self.keys,
+            self.bot,
+            self.other,
+            self.results,
+            self.score,
+            self.seen,
+            tempering[self.bot],
+        )
+
+
+def stored_of(skills: Mapping[K, Skill] | Stored[K], keys: Mapping[Any, K] | None) -> Stored[K]:
+    """The field of ``skills`` as arrays: each record against the bot of ``skills`` that
+    ``keys`` maps its key to (default: the key itself), or none (an opponent outside the
+    field, fixed where it was last met)."""
+    if isinstance(skills, Stored):
+        return skills
+    order = list(skills)
+    index = {k: i for i, k in enumerate(order)}
+    columns: list[list[float]] = [[], [], [], [], []]
+    for i, (bot, skill) in enumerate(skills.items()):
+        for key, record in skill.records.items():
+            other = keys.get(key) if keys is not None else key
+            j = -1 if other == bot or other not in index else index[other]
+            for column, value in zip(
+                columns, (i, j, record.results, record.score, record.seen), strict=True
+            ):
+                column.append(value)
+    return Stored(
+        order,
+        np.fromiter((s.elo for s in skills.values()), float, len(order)),
+        np.fromiter((s.variance for s in skills.values()), float, len(order)),
+        np.asarray(columns[0], dtype=np.int64),
+        np.asarray(columns[1], dtype=np.int64),
+        *(np.asarray(c, dtype=float) for c in columns[2:]),
+    )
+
+
 def _links(
-    skills: Mapping[K, Skill], keys: Mapping[Any, K] | None, dispersion: Dispersion[K]
+    skills: Mapping[K, Skill] | Stored[K], keys: Mapping[Any, K] | None, dispersion: Dispersion[K]
 ) -> system.Links[K]:
     """Every record of the field as arrays (``field_system.Links``): its bot, the bot of
     ``skills`` it is against (none for an opponent outside the field, fixed where it was
     last met), the record and the bot's tempering (from ``dispersion`` where it gives
     the bot's, else the stored one's)."""
-
-    def rows() -> Iterator[tuple[K, K | None, float, float, float, float]]:
-        for bot, skill in skills.items():
-            given = dispersion.get(bot) if dispersion is not None else None
-            tempering = given if given is not None else _tempering(skill)
-            for key, record in skill.records.items():
-                other = keys.get(key) if keys is not None else key
-                if other == bot or other not in skills:
-                    other = None
-                yield bot, other, record.results, record.score, record.seen, tempering
-
-    return system.Links.of(list(skills), rows())
+    return stored_of(skills, keys).links(dispersion)
 
 
 def precision(skills: Mapping[K, Skill], keys: Mapping[Any, K] | None = None) -> Sparse[K]:
@@ -135,14 +209,15 @@ def refit(
     """The ratings that best explain every record of the field at once (the whole-history
     fit of the records kept): Newton's method from ``start`` (default: the stored
     ratings), each step one sparse solve; steps capped at 400 points."""
-    links = _links(skills, keys, dispersion)
-    return dict(zip(links.keys, _refit(links, skills, start).tolist(), strict=True))
+    stored = stored_of(skills, keys)
+    links = stored.links(dispersion)
+    return dict(zip(links.keys, _refit(links, stored, start).tolist(), strict=True))
 
 
 def _refit(
-    links: system.Links[K], skills: Mapping[K, Skill], start: Mapping[K, float] | None
+    links: system.Links[K], stored: Stored[K], start: Mapping[K, float] | None
 ) -> np.ndarray:
-    begin = links.vector(start if start is not None else {b: s.elo for b, s in skills.items()})
+    begin = links.vector(start) if start is not None else stored.elo.copy()
     return system.refit(links, begin, NEWTON_STEPS, CONVERGED)
 
 
@@ -202,20 +277,19 @@ class Field(Generic[K]):
 
 
 def field_of(
-    skills: Mapping[K, Skill],
+    skills: Mapping[K, Skill] | Stored[K],
     keys: Mapping[Any, K] | None = None,
     whole: bool = True,
     dispersion: Dispersion[K] = None,
     start: Mapping[K, float] | None = None,
 ) -> Field[K]:
-    """The field of ``skills``: refitted as a whole (``refit``, from ``start``) when
-    ``whole``, else at the stored ratings; with the joint precision at those ratings.
-    ``dispersion``: each bot's tempering, where measured (else its stored one's)."""
-    links = _links(skills, keys, dispersion)
-    if whole:
-        elo = _refit(links, skills, start)
-    else:
-        elo = links.vector({b: s.elo for b, s in skills.items()})
+    """The field of ``skills`` (or of its arrays, ``Stored``): refitted as a whole
+    (``refit``, from ``start``) when ``whole``, else at the stored ratings; with the joint
+    precision at those ratings. ``dispersion``: each bot's tempering, where measured (else
+    its stored one's)."""
+    stored = stored_of(skills, keys)
+    links = stored.links(dispersion)
+    elo = _refit(links, stored, start) if whole else stored.elo.copy()
     matrix = system.gradient_and_precision(links, elo)[1]
     return Field(dict(zip(links.keys, elo.tolist(), strict=True)), links.keys, matrix, dispersion)
 

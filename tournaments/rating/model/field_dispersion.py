@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tournaments.rating.model.field import Field, field_of
+from tournaments.rating.model.field import Field, Stored, field_of
 from tournaments.rating.model.field_deviations import covariance
 from tournaments.rating.model.global_rating import _S, _expected
 from tournaments.rating.model.results import Placing, pairwise
@@ -117,7 +117,9 @@ def temperings(sums: Sums, bots: Iterable[K]) -> dict[K, float] | None:
 
 
 def measured_field(
-    skills: Mapping[K, Skill], units: Iterable[Placing[K]], keys: Mapping[Any, K] | None = None
+    skills: Mapping[K, Skill] | Stored[K],
+    units: Iterable[Placing[K]],
+    keys: Mapping[Any, K] | None = None,
 ) -> Field[K]:
     """The field refitted with the dispersion its units show: fitted first with
     dispersion 1 (its precision is then the information), the dispersion measured there
