@@ -85,6 +85,12 @@ class Covariance:
         contrasts (weights summing to zero): the mean's own variance may be left out."""
         raise NotImplementedError
 
+    def entries(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """The entries (rows[k], columns[k]) of the covariance as ``block`` gives them, all
+        at once, for quadratic forms (``v' C v`` over a unit's bots: the probed
+        estimate's asymmetry, which ``block`` averages away, cancels there too)."""
+        raise NotImplementedError
+
 
 def covariance(found: Field[K], exact: bool | None = None) -> Covariance:
     """The field's covariance: dense and exact up to DENSE_BOTS bots (or as ``exact``
@@ -107,6 +113,9 @@ class Dense(Covariance):
 
     def block(self, at: list[int]) -> np.ndarray:
         return self.matrix[np.ix_(np.asarray(at), np.asarray(at))]
+
+    def entries(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        return self.matrix[rows, columns]
 
 
 @dataclass(frozen=True)
@@ -149,6 +158,13 @@ class Probed(Covariance):
         ]
         mean = np.mean(found, axis=0)
         return (mean + mean.T) / 2.0
+
+    def entries(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        colours = self.colours[columns]
+        found = np.zeros(len(rows))
+        for s, y in zip(self.signs, self.solved, strict=True):
+            found += y[rows, colours] * s[columns]
+        return found / len(self.signs)
 
 
 def lower_bound(matrix: sparse.csr_array) -> np.ndarray:

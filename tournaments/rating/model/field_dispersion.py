@@ -77,28 +77,66 @@ def _bounded(dispersion: float) -> float:
 def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
     """Each bot's dispersion sums over ``units`` at the field's ratings, the leverage
     from the field's joint covariance (its precision taken as the information: build
-    ``found`` with dispersion 1). Pairs with a bot outside the field are left out."""
+    ``found`` with dispersion 1). Pairs with a bot outside the field are left out.
+
+    Every unit's pairs at once, as arrays (``_unit_rows``): a 20,000-match sample is
+    120,000 pairs and 80,000 (unit, bot) rows, a Python loop of 16 s at 20,000 bots."""
     joint = covariance(found)
-    index = found.index
+    rows = _unit_rows(found, units)
     sums = Sums()
-    for unit in units:
-        rows: dict[K, tuple[float, dict[K, float]]] = {}
-        for a, b, y in pairwise(unit.seats, unit.places):
-            if a not in index or b not in index:
-                continue
-            expected = _expected(found.elo[a], found.elo[b])
-            weight = _S * _S * expected * (1.0 - expected)
-            for me, other, residual in ((a, b, y - expected), (b, a, expected - y)):
-                score, row = rows.get(me, (0.0, {}))
-                row[me] = row.get(me, 0.0) + weight
-                row[other] = row.get(other, 0.0) - weight
-                rows[me] = (score + _S * residual, row)
-        for bot, (score, row) in rows.items():
-            at = [index[k] for k in row]
-            v = np.fromiter(row.values(), float, len(row))
-            leverage = float(v @ joint.block(at) @ v)
-            sums.add(bot, score, row[bot] - leverage)
+    if rows is None:
+        return sums
+    group, bot, value, score, own = rows
+    # v' C v per group: every pair of its entries (a unit's bots), summed.
+    first, size = np.unique(group, return_index=True, return_counts=True)[1:]
+    repeat = size[group]
+    left = np.repeat(np.arange(len(group)), repeat)
+    starts = np.repeat(first[group], repeat)
+    offset = np.arange(len(left)) - np.repeat(np.cumsum(repeat) - repeat, repeat)
+    right = starts + offset
+    product = value[left] * value[right] * joint.entries(bot[left], bot[right])
+    leverage = np.bincount(group[left], product, len(first))
+    owner = bot[own]
+    for i in range(len(first)):
+        sums.add(found.keys[owner[i]], float(score[i]), float(value[own[i]] - leverage[i]))
     return sums
+
+
+def _unit_rows(
+    found: Field[K], units: Iterable[Placing[K]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Each (unit, bot) of ``units`` with a pair in the field, numbered in order (a
+    group): its information row's entries as (group, bot index, value), sorted by group,
+    each group's score (its pairs' residuals) and the entry of the bot itself. None
+    where no pair is in the field."""
+    index = found.index
+    pairs: list[tuple[int, int, int, float]] = []
+    for u, unit in enumerate(units):
+        for a, b, y in pairwise(unit.seats, unit.places):
+            if a in index and b in index:
+                pairs.append((u, index[a], index[b], y))
+    if not pairs:
+        return None
+    unit, a, b, y = (np.asarray(column) for column in zip(*pairs, strict=True))
+    elo = np.fromiter((found.elo[k] for k in found.keys), float, len(found.keys))
+    expected = 1.0 / (1.0 + np.exp(-_S * (elo[a] - elo[b])))
+    weight = _S * _S * expected * (1.0 - expected)
+    n = len(found.keys)
+    # (unit, me) as one key; each pair adds to both sides' rows.
+    me = np.concatenate([a, a, b, b])
+    entry = np.concatenate([a, b, b, a])
+    keys = np.concatenate([unit, unit, unit, unit]) * n + me
+    groups, group = np.unique(keys, return_inverse=True)
+    value = np.concatenate([weight, -weight, weight, -weight])
+    cells, cell = np.unique(group * n + entry, return_inverse=True)
+    summed = np.bincount(cell, value, len(cells))
+    residual = _S * (y - expected)
+    score = np.bincount(group[: 2 * len(a)], np.concatenate([residual, residual]), len(groups))
+    score -= np.bincount(group[2 * len(a) :], np.concatenate([residual, residual]), len(groups))
+    score /= 2.0
+    cell_group, cell_bot = cells // n, cells % n
+    own = np.flatnonzero(cell_bot == groups[cell_group] % n)
+    return cell_group, cell_bot, summed, score, own
 
 
 def temperings(sums: Sums, bots: Iterable[K]) -> dict[K, float] | None:

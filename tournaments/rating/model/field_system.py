@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -76,6 +77,22 @@ class Links(Generic[K]):
     def vector(self, values: Mapping[K, float]) -> np.ndarray:
         return np.fromiter((values[k] for k in self.keys), float, len(self.keys))
 
+    @cached_property
+    def pattern(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The precision matrix's CSR structure (indptr, indices) and the place in its
+        values of each term ``gradient_and_precision`` adds (the diagonal, then each
+        record within the field on both sides): the same at every Newton step, so built
+        once (a COO-to-CSR conversion a step was 20 of a 20,000-bot pass's s)."""
+        n = len(self.keys)
+        inside = self.other >= 0
+        a, b = self.bot[inside], self.other[inside]
+        rows = np.concatenate([np.arange(n), a, b])
+        columns = np.concatenate([np.arange(n), b, a])
+        cells, place = np.unique(rows * n + columns, return_inverse=True)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cells // n, minlength=n), out=indptr[1:])
+        return indptr, cells % n, place
+
 
 def gradient_and_precision(links: Links[K], elo: np.ndarray) -> tuple[np.ndarray, sparse.csr_array]:
     """The field's log-posterior's gradient and negated curvature (Elo^-2) at ratings
@@ -95,13 +112,10 @@ def gradient_and_precision(links: Links[K], elo: np.ndarray) -> tuple[np.ndarray
     gradient -= np.bincount(links.other[inside], slope[inside], n)
     diagonal = prior + np.bincount(links.bot, weight, n)
     diagonal += np.bincount(links.other[inside], weight[inside], n)
-    a, b, w = links.bot[inside], links.other[inside], weight[inside]
-    rows = np.concatenate([np.arange(n), a, b])
-    columns = np.concatenate([np.arange(n), b, a])
-    values = np.concatenate([diagonal, -w, -w])
-    matrix = sparse.coo_array((values, (rows, columns)), shape=(n, n)).tocsr()
-    matrix.sum_duplicates()
-    return gradient, matrix
+    w = weight[inside]
+    indptr, indices, place = links.pattern
+    values = np.bincount(place, np.concatenate([diagonal, -w, -w]), len(indices))
+    return gradient, sparse.csr_array((values, indices, indptr), shape=(n, n))
 
 
 def solve(

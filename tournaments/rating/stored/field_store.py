@@ -67,11 +67,11 @@ def game_records(
     measured = {row[0]: row[3] for row in rows if row[3] is not None}
     records = _records(RatingRecord.objects.filter(bot_id__in=ratings.values("bot_id")))
     ids = np.asarray(keys, dtype=np.int64)
-    bot = np.searchsorted(ids, records["bot"].astype(np.int64))
+    bot = np.searchsorted(ids, records["bot_id"].astype(np.int64))
     versions = current_versions(keys)
     version_ids = np.asarray(sorted(versions), dtype=np.int64)
     version_bots = np.searchsorted(ids, [versions[v] for v in version_ids.tolist()])
-    opponent = records["opponent"].astype(np.int64)
+    opponent = records["opponent_id"].astype(np.int64)
     at = np.minimum(np.searchsorted(version_ids, opponent), max(len(version_ids) - 1, 0))
     other = np.full(len(bot), -1, dtype=np.int64)
     if len(version_ids):
@@ -91,42 +91,50 @@ def game_records(
     return stored, measured
 
 
-#: A record as PostgreSQL's binary COPY sends it: the field count, then each field's
-#: length and value (big-endian).
-_RECORD = np.dtype(
-    [("fields", ">i2")]
-    + [
-        item
-        for name, kind in (
-            ("bot", ">i8"),
-            ("opponent", ">i8"),
-            ("results", ">f8"),
-            ("score", ">f8"),
-            ("seen", ">f8"),
-        )
-        for item in ((f"{name}_length", ">i4"), (name, kind))
-    ]
+#: Each column of the records: its name and how PostgreSQL's binary form of an array
+#: holds each element (its length, then its value, big-endian).
+_COLUMNS = (
+    ("bot_id", ">i8"),
+    ("opponent_id", ">i8"),
+    ("results", ">f8"),
+    ("score", ">f8"),
+    ("seen", ">f8"),
 )
-#: The binary COPY's header (signature, flags, extension length) and trailer.
-_HEADER, _TRAILER = 19, 2
+#: The binary array's header: dimensions, flags, element type, length, lower bound.
+_ARRAY_HEADER = 20
 
 
-def _records(records: QuerySet[RatingRecord]) -> np.ndarray:
-    """The records' bot, opponent version, results, score and seen as one structured
-    array, in bot order (a binary COPY on PostgreSQL; rows elsewhere)."""
-    columns = ("bot_id", "opponent_id", "results", "score", "seen")
-    ordered = records.order_by("bot_id", "opponent_id")
+def _records(records: QuerySet[RatingRecord]) -> dict[str, np.ndarray]:
+    """The records' bot, opponent version, results, score and seen as arrays, by column
+    name (in the same order, no order asked). On PostgreSQL one row of five binary arrays (``array_send``),
+    read straight into numpy: a COPY or a cursor hands Python one message per row (27 s
+    for 1.6 million rows at load 20); elsewhere, rows."""
+    names = [name for name, _ in _COLUMNS]
+    ordered = records.order_by().values_list(*names)
     if connection.vendor != "postgresql":
-        return np.array(list(ordered.values_list(*columns)), dtype=_RECORD.descr[2::2])
-    sql, params = ordered.values_list(*columns).query.sql_with_params()
-    typed = "SELECT bot_id::int8, opponent_id::int8, results::float8, score::float8, seen::float8"
-    statement = f"COPY ({typed} FROM ({sql}) AS r) TO STDOUT (FORMAT binary)"
-    buffer = bytearray()
-    with connection.cursor() as wrapper, wrapper.cursor.copy(statement, params) as copy:
-        for block in copy:
-            buffer += block
-    count = (len(buffer) - _HEADER - _TRAILER) // _RECORD.itemsize
-    return np.frombuffer(buffer, dtype=_RECORD, count=count, offset=_HEADER)
+        rows = list(ordered)
+        return {
+            name: np.asarray([row[i] for row in rows], dtype=kind[1:])
+            for i, (name, kind) in enumerate(_COLUMNS)
+        }
+    sql, params = ordered.query.sql_with_params()
+    kinds = {">i8": "int8", ">f8": "float8"}
+    arrays = ", ".join(f"array_send(array_agg({name}::{kinds[kind]}))" for name, kind in _COLUMNS)
+    # One pass of aggregates: the five arrays hold the rows in the same order.
+    statement = f"SELECT {arrays} FROM ({sql}) AS r"
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        sent = cursor.fetchone()
+    found = {}
+    for (name, kind), data in zip(_COLUMNS, sent, strict=True):
+        element = np.dtype([("length", ">i4"), ("value", kind)])
+        if data is None or len(data) <= _ARRAY_HEADER - 8:
+            found[name] = np.zeros(0, dtype=kind[1:])
+            continue
+        count = (len(data) - _ARRAY_HEADER) // element.itemsize
+        values = np.frombuffer(data, dtype=element, count=count, offset=_ARRAY_HEADER)["value"]
+        found[name] = values.astype(kind[1:])
+    return found
 
 
 def current_versions(bot_ids: Collection[int]) -> dict[int, int]:
