@@ -277,6 +277,12 @@ def main() -> None:
     configure("bench_field_pass", broker="memory://", sandbox="local")
     print(f"load average {os.getloadavg()[0]:.1f}; {options.bots} bots")
     with scratch_database(options.keep):
+        from tournaments.models import RatingRecord
+
+        if options.keep and RatingRecord.objects.exists():
+            print(f"reusing {options.keep}: {RatingRecord.objects.count()} records")
+            measure(options.sample)
+            return report()
         records = timed(
             "seeding",
             lambda: seed(
@@ -290,6 +296,10 @@ def main() -> None:
         )
         print(f"  {records} records ({records // 2} pairs)")
         measure(options.sample)
+    report()
+
+
+def report() -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory of this process (max RSS): {peak:.0f} MB")
     print(f"load average {os.getloadavg()[0]:.1f}")

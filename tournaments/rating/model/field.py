@@ -127,7 +127,14 @@ class Stored(Generic[K]):
             self.score,
             self.seen,
             tempering[self.bot],
+            self.structure,
         )
+
+    @cached_property
+    def structure(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The precision's sparsity pattern (``field_system.sparsity``): shared by the
+        field's links at every dispersion."""
+        return system.sparsity(len(self.keys), self.bot, self.other)
 
 
 def stored_of(skills: Mapping[K, Skill] | Stored[K], keys: Mapping[Any, K] | None) -> Stored[K]:

@@ -31,7 +31,7 @@ import numpy as np
 
 from tournaments.rating.model.field import Field, Stored, field_of
 from tournaments.rating.model.field_deviations import covariance
-from tournaments.rating.model.global_rating import _S, _expected
+from tournaments.rating.model.global_rating import _S
 from tournaments.rating.model.results import Placing, pairwise
 from tournaments.rating.model.skill import DISPERSION_MAX, DISPERSION_MIN, Skill
 
@@ -117,23 +117,21 @@ def _unit_rows(
                 pairs.append((u, index[a], index[b], y))
     if not pairs:
         return None
-    unit, a, b, y = (np.asarray(column) for column in zip(*pairs, strict=True))
+    at, left, right, outcome = (np.asarray(column) for column in zip(*pairs, strict=True))
     elo = np.fromiter((found.elo[k] for k in found.keys), float, len(found.keys))
-    expected = 1.0 / (1.0 + np.exp(-_S * (elo[a] - elo[b])))
+    expected = 1.0 / (1.0 + np.exp(-_S * (elo[left] - elo[right])))
     weight = _S * _S * expected * (1.0 - expected)
-    n = len(found.keys)
+    n, count = len(found.keys), len(left)
     # (unit, me) as one key; each pair adds to both sides' rows.
-    me = np.concatenate([a, a, b, b])
-    entry = np.concatenate([a, b, b, a])
-    keys = np.concatenate([unit, unit, unit, unit]) * n + me
-    groups, group = np.unique(keys, return_inverse=True)
+    me = np.concatenate([left, left, right, right])
+    entry = np.concatenate([left, right, right, left])
+    groups, group = np.unique(np.concatenate([at, at, at, at]) * n + me, return_inverse=True)
     value = np.concatenate([weight, -weight, weight, -weight])
     cells, cell = np.unique(group * n + entry, return_inverse=True)
     summed = np.bincount(cell, value, len(cells))
-    residual = _S * (y - expected)
-    score = np.bincount(group[: 2 * len(a)], np.concatenate([residual, residual]), len(groups))
-    score -= np.bincount(group[2 * len(a) :], np.concatenate([residual, residual]), len(groups))
-    score /= 2.0
+    residual = np.concatenate([_S * (outcome - expected)] * 2)
+    won = np.bincount(group[: 2 * count], residual, len(groups))
+    score = (won - np.bincount(group[2 * count :], residual, len(groups))) / 2.0
     cell_group, cell_bot = cells // n, cells % n
     own = np.flatnonzero(cell_bot == groups[cell_group] % n)
     return cell_group, cell_bot, summed, score, own

@@ -106,9 +106,9 @@ _ARRAY_HEADER = 20
 
 def _records(records: QuerySet[RatingRecord]) -> dict[str, np.ndarray]:
     """The records' bot, opponent version, results, score and seen as arrays, by column
-    name (in the same order, no order asked). On PostgreSQL one row of five binary arrays (``array_send``),
-    read straight into numpy: a COPY or a cursor hands Python one message per row (27 s
-    for 1.6 million rows at load 20); elsewhere, rows."""
+    name (in the same order, no order asked). On PostgreSQL one row of five binary arrays
+    (``array_send``) read straight into numpy: a COPY or a cursor hands Python one
+    message per row (27 s for 1.6 million rows at load 20); elsewhere, rows."""
     names = [name for name, _ in _COLUMNS]
     ordered = records.order_by().values_list(*names)
     if connection.vendor != "postgresql":
