@@ -273,8 +273,16 @@ def main() -> None:
         "--matches", type=int, default=20_000, help="recent rated 4-seat matches stored"
     )
     parser.add_argument("--keep", default="", help="a database to seed once and reuse")
+    parser.add_argument(
+        "--pass-only",
+        action="store_true",
+        help="time only the whole pass (field_view.refresh), against --baseline-bots",
+    )
+    parser.add_argument("--baseline-bots", type=int, default=2500)
     options = parser.parse_args()
     configure("bench_field_pass", broker="memory://", sandbox="local")
+    if options.pass_only:
+        return whole_passes(options)
     print(f"load average {os.getloadavg()[0]:.1f}; {options.bots} bots")
     with scratch_database(options.keep):
         from tournaments.models import RatingRecord
@@ -297,6 +305,43 @@ def main() -> None:
         print(f"  {records} records ({records // 2} pairs)")
         measure(options.sample)
     report()
+
+
+def whole_passes(options: Any) -> None:
+    """The whole pass as the beat task runs it (``field_view.refresh``: loading, both
+    refits, the dispersion, every deviation, the writes) on a field of
+    ``--baseline-bots`` (a fresh scratch database) and then of ``--bots`` (``--keep``'s
+    if given, seeded once): wall and CPU time, records, and the ratio of the time per
+    record (1.0: linear in the records)."""
+    from tournaments.models import RatingRecord
+    from tournaments.rating.stored import field_view
+
+    figures = []
+    for bots, keep in ((options.baseline_bots, ""), (options.bots, options.keep)):
+        with scratch_database(keep):
+            if not RatingRecord.objects.exists():
+                seed(bots, options.near, options.far, options.games, options.matches, rng(1))
+            records = RatingRecord.objects.count()
+            print(f"{bots} bots, {records} records; load {os.getloadavg()[0]:.1f}", flush=True)
+            wall, cpu = time.perf_counter(), time.process_time()
+            assert field_view.refresh(GAME) == "refitted"
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(
+                f"  whole pass: {wall:.1f} s wall, {cpu:.1f} s CPU; peak RSS so far {peak:.0f} MB"
+            )
+            figures.append((records, wall, cpu))
+    (base, base_wall, base_cpu), (big, wall, cpu) = figures
+    print(
+        f"per record against the baseline ({big / base:.1f}x the records): "
+        f"wall {wall / big / (base_wall / base):.2f}, CPU {cpu / big / (base_cpu / base):.2f} "
+        "(1.0: linear)"
+    )
+    report()
+
+
+def rng(seed: int) -> random.Random:
+    return random.Random(seed)
 
 
 def report() -> None:
