@@ -106,12 +106,12 @@ def _history(cursor: Any, matches: int) -> None:
         """INSERT INTO tournaments_match (number, game, variant, options, games, duplicate,
         rated, seed, time_control, limits, status, attempt, worker, faults, failure, timings,
         created_at, started_at, finished_at, units, duel_round, duel_seating, tournament_id,
-        rating_seq, result)
+        rating_seq, result, part, part_attempt, sent_to, parts)
         SELECT n, o.name, 'standard', '{}', 1, false, true, n, '{}', '{}', 'done', 1, '',
         '[]', '', '{}', t0 + n * interval '20 s', t0 + n * interval '20 s',
         t0 + n * interval '20 s' + interval '15 s', '', 0, 0,
         (SELECT min(id) FROM tournaments_tournament WHERE game = o.name)
-            + (n / 3) %% %s, n, '{"places": [1, 2]}'
+            + (n / 3) %% %s, n, '{"places": [1, 2]}', 0, 0, '', 0
         FROM generate_series(1, %s) AS series(n)
         JOIN game_of o ON o.g = n %% 3,
         (SELECT timestamptz '2025-01-01' AS t0) s""",

@@ -42,9 +42,11 @@ def seed() -> tuple[BotVersion, Bot]:
         cursor.execute(
             """INSERT INTO tournaments_match (number, game, variant, options, games, duplicate,
             rated, seed, time_control, limits, status, attempt, worker, faults, failure,
-            timings, created_at, units, duel_round, duel_seating)
+            timings, created_at, units, duel_round, duel_seating, part, part_attempt, sent_to,
+            parts)
             SELECT g, 'oceans11', 'standard', '{}', 1, false, true, g, '{}', '{}', 'finished',
-            1, '', '[]', '', '{}', now(), '', 0, 0 FROM generate_series(1, %s) g""",
+            1, '', '[]', '', '{}', now(), '', 0, 0, 0, 0, '', 0
+            FROM generate_series(1, %s) g""",
             [MATCHES],
         )
         start = Match.objects.order_by("id").values_list("id", flat=True)[0]
