@@ -2,7 +2,8 @@
 the same figure for a bot (the one rating, ``field_view.standing``), with what "as of",
 "own" and "Trend" mean beside it; results rated after the pass change none of them until
 the next pass; a new version's widened interval says why; the bot page lists each match
-once. Real results: tournaments of house bots played through the service."""
+once. Real results: tournaments of house bots played through the service; the board and
+the bot pages read at last in a browser at both widths, with axe."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 from django.template.defaultfilters import floatformat
 from django.test import Client
 from django.urls import reverse
+from playwright.sync_api import expect
 
-from tests.web.conftest import make_user, played_tournament, quick_bot
+from tests.web.conftest import Visit, make_user, played_tournament, quick_bot
 from tournaments.bots import bot_actions
 from tournaments.competitions import ladder
 from tournaments.models import Bot, BotVersion, Match, Rating, bundle_code
@@ -66,7 +68,7 @@ def same_everywhere(client: Client, bots: list[Bot]) -> dict[int, field_view.Sta
     return shown
 
 
-def test_the_board_the_bot_page_and_the_api_tell_one_rating_story() -> None:
+def test_the_board_the_bot_page_and_the_api_tell_one_rating_story(visit: Visit) -> None:
     owner = make_user("owner")
     entrants = [quick_bot(owner, GAME, f"b{i}", "greedy") for i in range(2)]
     entrants.append(quick_bot(None, GAME, "r"))
@@ -102,6 +104,16 @@ def test_the_board_the_bot_page_and_the_api_tell_one_rating_story() -> None:
     assert 'class="own"' not in board_row(board, "b0")
     page = client.get(reverse("web:bot", args=[newcomer.bot_id])).content.decode()
     assert "no field pass has seen this bot yet" in heading(page)
+    # Read in a browser, at 1280 and 390 px with axe: the board's "as of" and "own" said
+    # beside the figures, the newcomer marked "own" and its page saying what that means.
+    browser = visit.page
+    visit.go(f"/leaderboard/{GAME}/")
+    expect(browser.locator(".rating-story")).to_contain_text("As of")
+    expect(browser.get_by_role("row", name=re.compile("newcomer"))).to_contain_text("own")
+    visit.check("rating-story-board")
+    visit.go(f"/bots/{newcomer.bot_id}/")
+    expect(browser.locator(".own-rating")).to_contain_text("no field pass has seen this bot yet")
+    visit.check("rating-story-own")
 
     # A new version: its rating widens, and the page says why.
     code, digest = bundle_code({"main.py": b"# plays greedy, version 2\n"})
@@ -113,6 +125,11 @@ def test_the_board_the_bot_page_and_the_api_tell_one_rating_story() -> None:
     page = client.get(reverse("web:bot", args=[bots[0].pk])).content.decode()
     assert re.search(r"New version v2 \(1 rated match so far\).*interval widened", page)
     assert "New version" not in client.get(reverse("web:bot", args=[bots[1].pk])).content.decode()
+
+    # In a browser at both widths with axe too: the new version's why.
+    visit.go(f"/bots/{bots[0].pk}/")
+    expect(browser.locator(".new-version")).to_contain_text("the interval widened then")
+    visit.check("rating-story-new-version")
 
 
 def test_the_bot_page_lists_each_match_once() -> None:
