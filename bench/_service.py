@@ -70,11 +70,11 @@ def worker(
     processes: int = 1,
     kill: bool = False,
     extra: tuple[str, ...] = (),
-) -> Iterator[None]:
+) -> Iterator[subprocess.Popen[bytes]]:
     """A Celery worker (``processes`` processes, prefetch 1) logging to ``folder/name.log``,
-    ready when this yields, stopped by its PID afterwards (``kill``: at once, not after
-    the work it holds). ``env`` adds to this process's; ``extra`` to its command line (a
-    later ``--pool`` wins)."""
+    ready when this yields its main process, stopped by its PID afterwards (``kill``: at
+    once, not after the work it holds). ``env`` adds to this process's; ``extra`` to its
+    command line (a later ``--pool`` wins)."""
     log = folder / f"{name}.log"
     command = [
         sys.executable, "-m", "celery", "-A", "tournaments", "worker", "--hostname",
@@ -94,7 +94,7 @@ def worker(
             if process.poll() is not None or time.monotonic() > deadline:
                 sys.exit(f"worker {name} did not start:\n{log.read_text()[-2000:]}")
             time.sleep(0.1)
-        yield
+        yield process
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL if kill else signal.SIGTERM)

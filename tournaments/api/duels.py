@@ -45,7 +45,10 @@ class DuelRequestSerializer(serializers.Serializer[Any]):
     variant = serializers.CharField(max_length=32, default="", allow_blank=True)
     options = serializers.DictField(default=dict)
     pairs_per_round = serializers.IntegerField(
-        min_value=1, max_value=duels.MAX_PAIRS_PER_ROUND, default=10
+        min_value=1,
+        max_value=duels.MAX_PAIRS_PER_ROUND,
+        required=False,
+        help_text="pairs a round dispatches (default: the server's DUEL_PAIRS_PER_ROUND)",
     )
     elo0 = serializers.FloatField(min_value=-400, max_value=400, default=0.0)
     elo1 = serializers.FloatField(min_value=-400, max_value=400, default=20.0)

@@ -61,7 +61,8 @@ class DuelRequest:
     table_size: int = 0
     variant: str = ""
     options: dict[str, Any] | None = None
-    pairs_per_round: int = 10
+    #: None: the service's DUEL_PAIRS_PER_ROUND.
+    pairs_per_round: int | None = None
     elo0: float = 0.0
     elo1: float = 20.0
     alpha: float = 0.05
@@ -75,7 +76,10 @@ def create_duel(owner: User | None, request: DuelRequest) -> Duel:
     says what was wrong with the request. No owner: a house duel (B a house bot)."""
     game = request.b.bot.game
     chosen = checked_settings(game, request.table_size, request.variant, request.options)
-    test = _checked_test(request)
+    pairs_per_round = request.pairs_per_round
+    if pairs_per_round is None:
+        pairs_per_round = settings.DUEL_PAIRS_PER_ROUND
+    test = _checked_test(request, pairs_per_round)
     _check_versions(owner, game, request)
     with transaction.atomic():
         running = Duel.objects.select_for_update().filter(owner=owner, status=Duel.Status.RUNNING)
@@ -96,7 +100,7 @@ def create_duel(owner: User | None, request: DuelRequest) -> Duel:
             a=request.a,
             b=request.b,
             panel=panel,
-            pairs_per_round=request.pairs_per_round,
+            pairs_per_round=pairs_per_round,
             seed=secrets.randbits(48) if request.seed is None else request.seed,
             state=DuelState(test).to_json(),
         )
@@ -104,12 +108,10 @@ def create_duel(owner: User | None, request: DuelRequest) -> Duel:
     return duel
 
 
-def _checked_test(request: DuelRequest) -> Sprt:
-    """The request's sequential test, its settings bounded."""
-    if not 1 <= request.pairs_per_round <= MAX_PAIRS_PER_ROUND:
-        raise ServiceError(
-            f"a round plays 1 to {MAX_PAIRS_PER_ROUND} pairs, not {request.pairs_per_round}"
-        )
+def _checked_test(request: DuelRequest, pairs_per_round: int) -> Sprt:
+    """The request's sequential test, its settings (and its rounds' size) bounded."""
+    if not 1 <= pairs_per_round <= MAX_PAIRS_PER_ROUND:
+        raise ServiceError(f"a round plays 1 to {MAX_PAIRS_PER_ROUND} pairs, not {pairs_per_round}")
     if not MIN_GAMES <= request.max_games <= MAX_GAMES:
         raise ServiceError(
             f"the game cap must be from {MIN_GAMES} to {MAX_GAMES} games, not {request.max_games}"

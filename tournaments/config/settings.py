@@ -228,6 +228,14 @@ WORKER_HOST = env_str("WORKER_HOST", "")
 DUEL_ROUNDS_IN_FLIGHT = env_int("DUEL_ROUNDS_IN_FLIGHT", 2)
 if not 1 <= DUEL_ROUNDS_IN_FLIGHT <= 4:
     raise SettingError(f"DUEL_ROUNDS_IN_FLIGHT={DUEL_ROUNDS_IN_FLIGHT}: must be 1 to 4")
+# Pairs in a round of a duel whose request names none (the API's and the web's): the test
+# looks after every pair whatever the round, so a round is only how many pairs one dispatch
+# sends (two matches of that many games); larger rounds spread each match's fixed cost (its
+# trip through the broker, its bots' start, its result's writes) over more games, at the
+# price of more games played past a decision (docs/duels.md, "Throughput"). 10 was the old way.
+DUEL_PAIRS_PER_ROUND = env_int("DUEL_PAIRS_PER_ROUND", 25)
+if not 1 <= DUEL_PAIRS_PER_ROUND <= 50:
+    raise SettingError(f"DUEL_PAIRS_PER_ROUND={DUEL_PAIRS_PER_ROUND}: must be 1 to 50")
 if min(TOURNAMENT_SLOTS, INTERACTIVE_RESERVE, INTERACTIVE_OWNER_CAP) < 0:
     raise SettingError(
         "TOURNAMENT_SLOTS, INTERACTIVE_RESERVE and INTERACTIVE_OWNER_CAP must not be negative"

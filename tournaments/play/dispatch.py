@@ -57,6 +57,7 @@ from django.utils import timezone
 
 from judge.games import GAMES
 from judge.referee import rotations
+from tournaments import wake
 from tournaments.competitions import ladder
 from tournaments.models import BotVersion, Duel, Match, MatchPart, Tournament, Worker
 from tournaments.play import clocks, locks, shares
@@ -703,8 +704,9 @@ def budget(match: Match) -> int:
 
 
 def dispatch_after_commit() -> None:
-    """Run ``dispatch`` once the current transaction commits (a process may have freed)."""
-    transaction.on_commit(dispatch)
+    """Run ``dispatch`` once the current transaction commits (a process may have freed):
+    once per transaction, with the rooms below (``tournaments.wake``)."""
+    wake.dispatch_after_commit()
 
 
 def on_work_changed(**_: Any) -> None:
