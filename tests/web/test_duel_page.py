@@ -69,6 +69,18 @@ def test_the_owner_reads_a_decided_duel_and_nobody_else_does(visit: Visit) -> No
     for stranger in (outsider, anonymous):  # the list holds only theirs and the house's
         assert f"/duels/{duel.pk}/" not in stranger.get("/duels/").content.decode()
 
+    # The owner's bot page lists the duel's matches as its rounds, counted from 1 (they
+    # were "quick match" then "quick match #2", #3...: the match's number, 2 per round).
+    mine = Client()
+    mine.force_login(owner)
+    listed = mine.get(f"/bots/{b.bot_id}/").content.decode()
+    assert f'/duels/{duel.pk}/">duel #{duel.pk}</a>, round 1</td>' in listed
+    assert "<td>quick match" not in listed and "round 0" not in listed
+    first = duel.matches.order_by("id").first()
+    assert first is not None
+    heading = mine.get(f"/matches/{first.pk}/").content.decode()
+    assert f">duel #{duel.pk}</a>, round 1, first seating" in heading
+
 
 @pytest.mark.usefixtures("redis_broker")
 def test_the_owner_cancels_a_running_duel_from_its_page(visit: Visit) -> None:
