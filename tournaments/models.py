@@ -283,8 +283,15 @@ class Match(models.Model):
         FAILED = "failed"
         CANCELLED = "cancelled"
 
+    #: No index of its own: (tournament, number) and (tournament, id) serve it, and with
+    #: one the planner read a tournament's every match and sorted them below 50,000.
     tournament = models.ForeignKey(
-        Tournament, null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
+        Tournament,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="matches",
+        db_index=False,
     )
     #: The ladder that scheduled this match (then there is no tournament).
     ladder = models.ForeignKey(
@@ -373,6 +380,10 @@ class Match(models.Model):
         # The API's filters (pages go by id) and a tournament's matches in queue order.
         indexes = (
             models.Index(fields=["tournament", "number"], name="match_tournament_number"),
+            # The API's matches of a tournament, newest first: one range at any history
+            # length (issue 47: by the tournament's own index and a sort below 50,000
+            # matches, above by a walk of the whole match key, 360 ms at 500,000).
+            models.Index(fields=["tournament", "id"], name="match_tournament_id"),
             models.Index(fields=["game", "id"], name="match_game_id"),
             models.Index(fields=["status", "id"], name="match_status_id"),
             models.Index(fields=["rated", "id"], name="match_rated_id"),

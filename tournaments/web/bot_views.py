@@ -18,7 +18,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.fields.json import KeyTransform
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -69,7 +69,12 @@ def recent_matches(
     duel), newest first (those before match ``before`` when given), and the key of the
     next page's ("more"), or None when there are no more. The bot's seats are one range of
     the (bot, match) index at any depth."""
-    seats = Seat.objects.filter(duels.visible_matches(viewer, "match__"), bot=bot)
+    # Each seat's match checked by its key (a subquery per seat): the walk of the index
+    # stops at the page; as a join the planner could walk the match table from its newest
+    # match down to the bot's (issue 47).
+    shown = Match.objects.filter(duels.visible_matches(viewer), pk=OuterRef("match_id"))
+    seats = Seat.objects.filter(bot=bot).annotate(shown=Subquery(shown.values("pk")[:1]))
+    seats = seats.filter(shown__isnull=False)
     if before is not None:
         seats = seats.filter(match_id__lt=before)
     ids = list(
