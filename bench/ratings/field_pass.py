@@ -313,7 +313,7 @@ def whole_passes(options: Any) -> None:
     ``--baseline-bots`` (a fresh scratch database) and then of ``--bots`` (``--keep``'s
     if given, seeded once): wall and CPU time, records, and the ratio of the time per
     record (1.0: linear in the records)."""
-    from tournaments.models import RatingRecord
+    from tournaments.models import FieldPass, RatingRecord
     from tournaments.rating.stored import field_view
 
     figures = []
@@ -322,6 +322,7 @@ def whole_passes(options: Any) -> None:
             if not RatingRecord.objects.exists():
                 seed(bots, options.near, options.far, options.games, options.matches, rng(1))
             records = RatingRecord.objects.count()
+            FieldPass.objects.filter(game=GAME).delete()  # a kept database's last pass
             print(f"{bots} bots, {records} records; load {os.getloadavg()[0]:.1f}", flush=True)
             wall, cpu = time.perf_counter(), time.process_time()
             assert field_view.refresh(GAME) == "refitted"
