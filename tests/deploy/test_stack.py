@@ -126,6 +126,7 @@ def matches(stack: Stack, tournament: int) -> list[tuple[Any, ...]]:
     return stack.sql(MATCHES, tournament)
 
 
+@pytest.mark.timeout(1800)  # the module's stack starts in its set-up (and the app image builds)
 def test_the_stack_serves_a_tournament_through_its_proxy(
     stack: Stack, author: dict[str, Any]
 ) -> None:
