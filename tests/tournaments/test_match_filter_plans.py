@@ -69,17 +69,20 @@ def seed() -> tuple[BotVersion, Bot]:
 def plans_of(address: str) -> list[list[str]]:
     """Each SQL statement of a GET of ``address``, EXPLAINed: the growing tables it reads
     whole."""
+    found = []
+    with connection.cursor() as cursor:
+        for sql in match_statements(address):
+            cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
+            found.append(tables_read_whole(cursor.fetchone()[0], GROWING))
+    return found
+
+
+def match_statements(address: str) -> list[str]:
+    """The SQL statements a GET of ``address`` (answered 200) ran on the match table."""
     with CaptureQueriesContext(connection) as captured:
         answer = APIClient().get(address)
     assert answer.status_code == 200, answer.content
-    found = []
-    with connection.cursor() as cursor:
-        for query in captured.captured_queries:
-            if "tournaments_match" not in query["sql"]:
-                continue
-            cursor.execute("EXPLAIN (FORMAT JSON) " + query["sql"])
-            found.append(tables_read_whole(cursor.fetchone()[0], GROWING))
-    return found
+    return [q["sql"] for q in captured.captured_queries if "tournaments_match" in q["sql"]]
 
 
 def test_a_long_retired_versions_matches_are_read_from_its_own_seats() -> None:
@@ -98,15 +101,12 @@ def test_a_long_retired_versions_matches_are_read_from_its_own_seats() -> None:
 def seat_rows_read(address: str) -> list[int]:
     """The seat rows each statement of a GET of ``address`` reads (EXPLAIN ANALYZE's actual
     rows of its seat scans, summed over loops)."""
-    with CaptureQueriesContext(connection) as captured:
-        answer = APIClient().get(address)
-    assert answer.status_code == 200, answer.content
     found = []
     with connection.cursor() as cursor:
-        for query in captured.captured_queries:
-            if "tournaments_match" not in query["sql"] or "LIMIT" not in query["sql"]:
+        for sql in match_statements(address):
+            if "LIMIT" not in sql:
                 continue
-            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + query["sql"])
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
             plan = cursor.fetchone()[0]
             plan = json.loads(plan) if isinstance(plan, str) else plan
             found.append(
