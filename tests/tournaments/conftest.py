@@ -74,9 +74,13 @@ def announce_workers(processes: int, name: str = "announced@test") -> None:
 
 
 @pytest.fixture
-def ten_processes() -> None:
+def ten_processes(settings: SettingsWrapper) -> None:
     """Capacity for the dispatcher: ten worker processes announced (the tests' caps,
-    TOURNAMENT_SLOTS and LADDER_SLOTS, then decide)."""
+    TOURNAMENT_SLOTS and LADDER_SLOTS, then decide). No process beats for the announced
+    worker, so its beats are an hour apart: with the default 5 s one announced at a test's
+    start was dead after 15 s, and a test slowed by a loaded machine lost its capacity
+    half-way (test_dispatch's backlog test failed so once)."""
+    settings.WORKER_HEARTBEAT_SECONDS = 3600
     announce_workers(10)
 
 
