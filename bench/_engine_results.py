@@ -17,7 +17,8 @@ bench/_match_library.py hashes them, the field and the deals per table): a build
 stops is resumed where it stopped, and an engine's change plays it again.
 
 ``python -m bench._engine_results GAME [--seats N] [--bots B] [--jobs J]`` builds (or
-checks) a library and prints each bot's fitted rating.
+checks) a library and prints each bot's fitted rating: ``fifteen35 --seats 6 --bots 8``
+the Fifteen Thirty-Five field, ``bigtwo --bots 50`` the 50-bot one (WIDE_FIELDS).
 """
 
 from __future__ import annotations
@@ -71,9 +72,10 @@ class MixedPolicy:
         return chosen.act(observation, legal)
 
 
-def even_steps() -> tuple[float, ...]:
-    """q rising in even steps from 0 to 1 (Big Two: about 60 Elo a step, nearly even)."""
-    return tuple(k / (LADDER - 1) for k in range(LADDER))
+def even_steps(bots: int = LADDER) -> tuple[float, ...]:
+    """q rising in even steps from 0 to 1 (Big Two: about 60 Elo a step of a field of 12,
+    nearly even; about 13 a step of a field of 50)."""
+    return tuple(k / (bots - 1) for k in range(bots))
 
 
 def random_mistakes_costly(rate: float = 6.0) -> tuple[float, ...]:
@@ -108,13 +110,37 @@ class Field:
 
 
 #: The fields that are cheap enough to play (per duplicate deal, in process, at load 5:
-#: Big Two 21 ms at 2 seats and 59 ms at 4, Oceans 11 82 ms; Fifteen Thirty-Five at 6
-#: seats 1.35 s, not played).
+#: Big Two 21 ms at 2 seats and 59 ms at 4, Oceans 11 82 ms). Fifteen Thirty-Five at 6
+#: seats costs 0.7 s a deal at load 2 (1.35 s at load 5): profiled, a third is the greedy
+#: bot's expected gap after a draw (every unseen card tried, each hand's totals found
+#: again), a third the engine's observation (a deep copy of the last hand's record on
+#: every move), the rest the referee. Both are in judge/, whose every source keys every
+#: library, so they are left alone here; its field is sized instead: the 28 tables of 8
+#: bots (not the open population's 924), 60 deals each, about 20 min of one core.
 FIELDS = {
     ("bigtwo", 2): Field("bigtwo", 2),
     ("oceans11", 2): Field("oceans11", 2, deals=300, qs=random_mistakes_costly()),
     ("bigtwo", 4): Field("bigtwo", 4, deals=200, tables=70),
+    ("fifteen35", 6): Field("fifteen35", 6, deals=60, tables=28),
 }
+
+#: Fields of more bots than LADDER (the 50-bot cells), by game and seats: ``qs`` rising in
+#: even steps over WIDE bots, every table (a ladder seats any pair), fewer deals a table
+#: (the ladder's neighbour tables are drawn often, but each draw is one of the table's
+#: deals with replacement, so a site's results follow the library's fit, the truth, however
+#: few). Big Two 2p: 1,225 tables, 40 deals each (about 15 ms a deal at load 2: 15 min).
+WIDE = 50
+WIDE_FIELDS = {
+    ("bigtwo", 2): Field("bigtwo", 2, deals=40, qs=even_steps(WIDE)),
+}
+
+
+def field_of(game: str, seats: int, bots: int) -> Field | None:
+    """The field whose library stands for a cell of ``bots`` at ``seats``, if any."""
+    if bots <= LADDER:
+        return FIELDS.get((game, seats))
+    found = WIDE_FIELDS.get((game, seats))
+    return found if found is not None and bots <= len(found.qs) else None
 
 
 def mixed_player(field: Field, bot: int, seed: int) -> MixedPolicy:
@@ -269,9 +295,12 @@ def relabel(result: dict[str, Any], order: Sequence[int]) -> dict[str, Any]:
 @cache
 def library(game: str, seats: int, bots: int) -> Library:
     """The library of a game's field at ``seats`` of ``bots`` (built if missing)."""
-    found = FIELDS.get((game, seats))
+    found = field_of(game, seats, bots)
     if found is None:
-        raise ValueError(f"no engine field for {game} at {seats} seats; there are {list(FIELDS)}")
+        there = [*FIELDS, *(f"{g} {n}p, {WIDE} bots" for g, n in WIDE_FIELDS)]
+        raise ValueError(
+            f"no engine field for {game} at {seats} seats of {bots}; there are {there}"
+        )
     return Library(found, bots)
 
 
@@ -290,9 +319,10 @@ def results(kind: str, game: str, seats: int, bots: int) -> Results | None:
 
 def engine_ready(game: str, seats: int, bots: int) -> bool:
     """Whether real games can stand for a cell: a field of that game and size, of
-    ``bots`` at most LADDER, whose library holds every table a site may seat."""
-    found = FIELDS.get((game, seats))
-    if found is None or bots > LADDER:
+    ``bots`` (at most LADDER, or a wide field's), whose library holds every table a site
+    may seat."""
+    found = field_of(game, seats, bots)
+    if found is None:
         return False
     return not found.tables or found.tables >= math.comb(bots, seats)
 
@@ -301,10 +331,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game", choices=sorted({g for g, _ in FIELDS}))
     parser.add_argument("--seats", type=int, default=2)
-    parser.add_argument("--bots", type=int, default=LADDER)
+    parser.add_argument("--bots", type=int, default=LADDER, help=f"up to {LADDER}, or {WIDE}")
     parser.add_argument("--jobs", type=int, default=1, help="processes playing tables")
     args = parser.parse_args()
-    found = Library(FIELDS[args.game, args.seats], args.bots, args.jobs)
+    field = field_of(args.game, args.seats, args.bots)
+    if field is None:
+        parser.error(f"no field of {args.game} at {args.seats} seats of {args.bots} bots")
+    found = Library(field, args.bots, args.jobs)
     truth = found.truth()
     low = truth[0]
     for bot, elo in truth.items():
