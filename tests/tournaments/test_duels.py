@@ -99,6 +99,30 @@ def test_two_identical_house_bots_play_pairs_that_do_not_mirror_each_other(owner
     assert elo["low"] < elo["estimate"] < elo["high"]
 
 
+def test_two_identical_deterministic_house_bots_get_a_finite_interval_of_some_width(
+    owner: User,
+) -> None:
+    # Issue 47: the same deterministic bot (Big Two's greedy) on both sides of the same
+    # deals ties every pair, as it should; the duel accepts H0 at the 50th pair. The plain
+    # interval was [-0.0, -0.0]; what the service stores, the API serves and the page shows
+    # (judge.duel.stopped) is finite and not of width 0. The round size is the server's.
+    b = own_version(owner, "greedy", game="bigtwo")
+    a = bot_actions.house_version("bigtwo", "greedy")
+    duel = duels.create_duel(owner, DuelRequest(b=b, a=a, table_size=2, seed=5))
+
+    duel.refresh_from_db()
+    assert duel.status == Duel.Status.DECIDED and duel.state["decision"] == "H0"
+    assert duel.state["pentanomial"] == [0, 0, 50, 0, 0]
+    elo = duel.state["elo"]
+    assert None not in elo.values(), elo
+    assert elo["low"] < -5.0 < elo["estimate"] < 5.0 < elo["high"], elo
+    client = Client()
+    client.force_login(owner)
+    assert client.get(f"/api/duels/{duel.pk}/").json()["state"]["elo"] == elo
+    page = client.get(f"/duels/{duel.pk}/").content.decode()
+    assert f"95% interval [{elo['low']:+.1f}, {elo['high']:+.1f}]" in page
+
+
 @pytest.mark.parametrize(
     ("change", "said"),
     [
