@@ -38,7 +38,7 @@ from tournaments.bots.uploads import Limits, UploadError, read_upload
 from tournaments.competitions import duels, ladder, ladder_faults
 from tournaments.errors import ServiceError
 from tournaments.guard.limits import limited
-from tournaments.models import Bot, BotVersion, Match, RatingHistory, Seat
+from tournaments.models import Bot, BotVersion, Match, Seat
 from tournaments.play import dispatch
 from tournaments.rating.model.skill import START_DEVIATION, interval
 from tournaments.rating.stored import field_view
@@ -269,11 +269,7 @@ def rating_points(bot: Bot) -> tuple[list[float], list[str], list[float | None]]
     if rating is None or rating.matches == 0:
         return [], [], []
     numbers = stats.sample_numbers(rating.matches, CHART_POINTS)
-    changes = list(
-        RatingHistory.objects.filter(bot=bot, seq__in=numbers)
-        .order_by("seq")
-        .values_list("before", "after", "created_at", "deviation")
-    )
+    changes = stats.chart_samples(bot.pk, numbers)
     if not changes:
         return [], [], []
     days = [timezone.localtime(moment).strftime("%Y-%m-%d") for _, _, moment, _ in changes]

@@ -12,9 +12,11 @@ each record last met it: a whole field's refit takes seconds on a big site).
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import OuterRef, Q, Subquery
 
 from tournaments.models import Bot, Match, Seat
@@ -80,7 +82,7 @@ def opponents(bot: Bot) -> list[Opponent]:
 
 
 def _results(bot: Bot) -> tuple[dict[int, Counter[str]], dict[int, str]]:
-    """Per opponent bot id: won, drawn, lost; and the opponents' names. Three queries."""
+    """Per opponent bot id: won, drawn, lost; and the opponents' names. Two queries."""
     # Each of the bot's seats, newest first, its match checked by its key (a subquery per
     # seat): one walk of the (bot, match) index that stops at MATCHES. As a join the
     # planner read the whole match table at 5,000 and 500,000 matches (issue 47).
@@ -96,19 +98,49 @@ def _results(bot: Bot) -> tuple[dict[int, Counter[str]], dict[int, str]]:
         .order_by("-match_id")
         .values_list("match_id", flat=True)[:MATCHES]
     )
-    places = dict(Match.objects.filter(id__in=match_ids).values_list("id", "result__places"))
+    places: dict[int, list[int]] = {}
     seats: dict[int, list[tuple[int, int]]] = defaultdict(list)
     names: dict[int, str] = {}
-    rows = Seat.objects.filter(match_id__in=match_ids).values_list(
-        "match_id", "index", "bot_id", "bot__name"
-    )
-    for match_id, index, bot_id, name in rows:
+    for match_id, placed, index, bot_id, name in _tables(match_ids):
+        places[match_id] = placed or []
         seats[match_id].append((index, bot_id))
         names[bot_id] = name
     results: dict[int, Counter[str]] = defaultdict(Counter)
     for match_id, seated in seats.items():
-        _count(bot.pk, seated, places.get(match_id) or [], results)
+        _count(bot.pk, seated, places[match_id], results)
     return results, names
+
+
+def _tables(match_ids: list[int]) -> list[tuple[int, list[int] | None, int, int, str]]:
+    """Each seat of these matches: its match, the match's places, the seat's index, bot
+    and bot name. One query (none for no matches).
+
+    Each match a LATERAL lookup of its row by its key and of its seats by the (match,
+    index) key (``OFFSET 0`` keeps each a lookup per match: PostgreSQL may not fold such
+    a subquery into a join), so the rows read are the matches' own whatever the history's
+    length. As ``match_id IN (...)`` the planner read the whole seat table at 5,000
+    matches (a sequential scan, cheaper there than 500 lookups) and its index above: a
+    different plan by the site's size (issue 47).
+    """
+    if not match_ids:
+        return []
+    match, seat = (connection.ops.quote_name(m._meta.db_table) for m in (Match, Seat))
+    bot = connection.ops.quote_name(Bot._meta.db_table)
+    query = (
+        "SELECT wanted.id, m.places, s.index, s.bot_id, b.name "
+        "FROM unnest(%s::bigint[]) AS wanted(id) "
+        f"CROSS JOIN LATERAL (SELECT result -> 'places' AS places FROM {match} "
+        "WHERE id = wanted.id OFFSET 0) m "
+        f"CROSS JOIN LATERAL (SELECT index, bot_id FROM {seat} "
+        "WHERE match_id = wanted.id OFFSET 0) s "
+        f"JOIN {bot} b ON b.id = s.bot_id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(query, [[int(i) for i in match_ids]])
+        return [
+            (match_id, json.loads(placed) if isinstance(placed, str) else placed, *rest)
+            for match_id, placed, *rest in cursor
+        ]
 
 
 def _count(

@@ -6,8 +6,9 @@ matches there are (the rating rows hold each bot's wins, draws and losses).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import connection
 
@@ -68,3 +69,30 @@ def sample_numbers(total: int, points: int) -> list[int]:
         return list(range(1, total + 1))
     step = (total - 1) / (points - 1)
     return sorted({1 + round(i * step) for i in range(points)})
+
+
+#: A chart sample: the rating before and after the bot's match, when, and the deviation
+#: after it (None where the history did not keep it).
+Sample = tuple[float, float, datetime, float | None]
+
+
+def chart_samples(bot_id: int, numbers: Sequence[int]) -> list[Sample]:
+    """The bot's rating changes numbered ``numbers`` (``sample_numbers``), in order.
+
+    One query: each wanted number a LATERAL lookup of one entry of the (bot, seq) index
+    (LIMIT 1), so the rows read are the chart's points whatever the history's length. As
+    ``seq IN (...)`` the planner read all of the bot's rows by its bot index and kept the
+    wanted ones (33,000 rows for the busiest bot at 500,000 matches: issue 47).
+    """
+    if not numbers:
+        return []
+    table = connection.ops.quote_name(RatingHistory._meta.db_table)
+    query = (
+        "SELECT h.before, h.after, h.created_at, h.deviation "
+        "FROM unnest(%s::integer[]) AS wanted(seq) CROSS JOIN LATERAL "
+        f"(SELECT seq, before, after, created_at, deviation FROM {table} "
+        "WHERE bot_id = %s AND seq = wanted.seq LIMIT 1) h ORDER BY h.seq"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(query, [[int(n) for n in numbers], int(bot_id)])
+        return [(before, after, moment, deviation) for before, after, moment, deviation in cursor]
