@@ -78,15 +78,16 @@ def even_steps(bots: int = LADDER) -> tuple[float, ...]:
     return tuple(k / (bots - 1) for k in range(bots))
 
 
-def random_mistakes_costly(rate: float = 6.0) -> tuple[float, ...]:
+def random_mistakes_costly(rate: float = 6.0, bots: int = LADDER) -> tuple[float, ...]:
     """q for a game where a few random moves cost most of the strong bot's edge.
 
     In Oceans 11 one random concession loses a hand the greedy bot would have fought for:
     measured (30 deals a table), the edge over random fell roughly as exp(-6 (1 - q)),
     and bots of q below 0.5 were all level. q_k = 1 + ln(k / 11) / 6 puts the field's
-    strengths about evenly apart (bot 0 stays random)."""
-    last = LADDER - 1
-    return tuple(max(0.0, 1.0 + math.log(k / last) / rate) if k else 0.0 for k in range(LADDER))
+    strengths about evenly apart (bot 0 stays random; of ``bots`` bots, q_k = 1 +
+    ln(k / (bots - 1)) / 6)."""
+    last = bots - 1
+    return tuple(max(0.0, 1.0 + math.log(k / last) / rate) if k else 0.0 for k in range(bots))
 
 
 @dataclass(frozen=True)
@@ -128,10 +129,13 @@ FIELDS = {
 #: even steps over WIDE bots, every table (a ladder seats any pair), fewer deals a table
 #: (the ladder's neighbour tables are drawn often, but each draw is one of the table's
 #: deals with replacement, so a site's results follow the library's fit, the truth, however
-#: few). Big Two 2p: 1,225 tables, 40 deals each (about 15 ms a deal at load 2: 15 min).
+#: few). Big Two 2p: 1,225 tables, 40 deals each (built in 9.5 min at load 10, 12 ms a
+#: deal; it spans 600 Elo, about 12 a step); Oceans 11 2p: 12 deals each (about four
+#: times Big Two's cost a deal).
 WIDE = 50
 WIDE_FIELDS = {
     ("bigtwo", 2): Field("bigtwo", 2, deals=40, qs=even_steps(WIDE)),
+    ("oceans11", 2): Field("oceans11", 2, deals=12, qs=random_mistakes_costly(bots=WIDE)),
 }
 
 
