@@ -11,13 +11,17 @@ version retires after the first 2,000 matches. Then ANALYZE, as autovacuum would
 
 Each request (``REQUESTS``: the leaderboards, web and API, top and deep pages; the match
 lists, web and API, by bot, version, tournament, game and status, first and deep pages)
-runs once on each database with its statements captured; each statement is EXPLAINed.
-The bench prints, per request, whether its plans' shape (``shape``: how each statement
-reaches the history tables, by which index or whole) is the same at every size, the
-planner's total cost at each size, and the SQL time (median of ``--runs``, the sizes
-taking turns), then the whole set's ratios against 5,000 matches (the baseline,
-measured in the same run). It exits non-zero when a plan differs between sizes or the
-set's SQL time at the largest size is above GOAL_RATIO times the smallest's.
+runs once on each database with its statements captured; each statement is EXPLAIN
+ANALYZEd. The bench prints, per request, whether its plans' shape (``shape``: how each
+statement reaches the history tables, by which index or whole) is the same at every
+size, whether its reads are bounded (``rows_read``: the history rows its scans read,
+kept or filtered out, no more at the largest size than READ_GROWTH times the size
+before's: a plan of the same shape may still walk the history, as a walk of the match
+key filtered by game did), the planner's total cost and those rows at each size, and the
+SQL time (median of ``--runs``, the sizes taking turns), then the whole set's ratios
+against 5,000 matches (the baseline, measured in the same run). It exits non-zero when a
+plan differs between sizes, a read grows, or the set's SQL time at the largest size is
+above GOAL_RATIO times the smallest's.
 
 Run: ``python -m bench.service.plans [--sizes 5000 50000 500000] [--runs 5] [--keep]``
 (``--keep``: the databases are named for their size, kept and reused by a later run;
@@ -44,6 +48,9 @@ TOURNAMENTS_PER_GAME = 50
 RETIRED_AFTER = 2_000
 #: What the issue asks of the whole set at 500,000 matches against 5,000.
 GOAL_RATIO = 1.3
+#: How much more a request may read at the largest size than at the one before (a read
+#: bounded by the page reads the same; one that grows with the history, ten times more).
+READ_GROWTH = 1.25
 #: The kept databases' names (``--keep``), before their size.
 KEPT = "bench_plans_keep"
 
@@ -207,8 +214,12 @@ def facts() -> dict[str, Any]:
     }
 
 
+#: How the statements a request reads with begin (the leaderboard's trends: ``WITH``).
+READS = ("SELECT", "WITH")
+
+
 def statements(address: str) -> tuple[list[tuple[str, Any]], float]:
-    """The SELECT statements a GET of ``address`` runs (with their parameters bound as
+    """The SELECT (and WITH) statements a GET of ``address`` runs (with their parameters bound as
     Django logged them) and their time (ms)."""
     from django.db import connection
     from django.test import Client
@@ -217,16 +228,17 @@ def statements(address: str) -> tuple[list[tuple[str, Any]], float]:
     with CaptureQueriesContext(connection) as captured:
         answer = Client().get(address)
     assert answer.status_code == 200, (address, answer.status_code)
-    found = [q["sql"] for q in captured.captured_queries if q["sql"].startswith("SELECT")]
+    found = [q["sql"] for q in captured.captured_queries if q["sql"].startswith(READS)]
     spent = sum(float(q["time"]) for q in captured.captured_queries) * 1000
     return [(sql, None) for sql in found], spent
 
 
 def explained(sql: str) -> dict[str, Any]:
+    """The statement's plan, as run (EXPLAIN ANALYZE: its actual rows too)."""
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
         plan = cursor.fetchone()[0]
     plan = json.loads(plan) if isinstance(plan, str) else plan
     return dict(plan[0]["Plan"])
@@ -243,6 +255,26 @@ def shape(node: dict[str, Any]) -> str:
     how many rows it expects, which the page bounds); the joins with the small tables
     (bots, versions, users) are left out."""
     return ", ".join(reads(node)) or "no history table"
+
+
+def bounded(read: Sequence[int]) -> bool:
+    """Whether a request's rows read stopped growing with the history: at the largest size
+    at most READ_GROWTH times what it read at the size before (ten times fewer matches)."""
+    return len(read) < 2 or read[-1] <= READ_GROWTH * max(read[-2], 1)
+
+
+def rows_read(node: dict[str, Any]) -> int:
+    """The rows of the history tables an analyzed plan read: each scan's rows returned and
+    rows its filter threw away, times its loops (a bitmap scan's index part returns no
+    table rows of its own)."""
+    own = 0
+    if node.get("Relation Name") in HISTORY:
+        kept = node.get("Actual Rows", 0)
+        thrown = node.get("Rows Removed by Filter", 0) + node.get(
+            "Rows Removed by Index Recheck", 0
+        )
+        own = (kept + thrown) * node.get("Actual Loops", 1)
+    return own + sum(rows_read(child) for child in node.get("Plans", []))
 
 
 def reads(node: dict[str, Any]) -> list[str]:
@@ -309,6 +341,7 @@ def measure(sizes: Sequence[int], runs: int, keep: bool, prefix: str = KEPT) -> 
             addresses.append({request: make(known) for request, make in REQUESTS.items()})
         shapes: dict[str, list[list[str]]] = {r: [] for r in REQUESTS}
         costs: dict[str, list[float]] = {r: [] for r in REQUESTS}
+        read: dict[str, list[int]] = {r: [] for r in REQUESTS}
         times: dict[str, list[list[float]]] = {r: [[] for _ in names] for r in REQUESTS}
         for i, name in enumerate(names):
             use_database(name)
@@ -317,12 +350,13 @@ def measure(sizes: Sequence[int], runs: int, keep: bool, prefix: str = KEPT) -> 
                 plans = [explained(sql) for sql, _ in found]
                 shapes[request].append([shape(p) for p in plans])
                 costs[request].append(sum(p["Total Cost"] for p in plans))
+                read[request].append(sum(rows_read(p) for p in plans))
         for _ in range(runs):
             for request in REQUESTS:
                 for i, name in enumerate(names):
                     use_database(name)
                     times[request][i].append(statements(addresses[i][request])[1])
-    return report(sizes, shapes, costs, times)
+    return report(sizes, shapes, costs, times, read)
 
 
 def report(
@@ -330,17 +364,23 @@ def report(
     shapes: dict[str, list[list[str]]],
     costs: dict[str, list[float]],
     times: dict[str, list[list[float]]],
+    read: dict[str, list[int]],
 ) -> bool:
     heads = " ".join(f"{f'cost {s:,}':>14}" for s in sizes)
+    rows = " ".join(f"{f'rows {s:,}':>13}" for s in sizes)
     sql = " ".join(f"{f'sql ms {s:,}':>14}" for s in sizes)
-    print(f"\n{'request':40} {'plan':9} {heads} {sql}")
-    same_everywhere = True
+    print(f"\n{'request':40} {'plan':9} {'reads':9} {heads} {rows} {sql}")
+    same_everywhere = all_bounded = True
     for request in REQUESTS:
         same = all(found == shapes[request][0] for found in shapes[request])
         same_everywhere &= same
+        fixed = bounded(read[request])
+        all_bounded &= fixed
         cost = " ".join(f"{c:14.1f}" for c in costs[request])
+        counted = " ".join(f"{n:13,}" for n in read[request])
         spent = " ".join(f"{statistics.median(t):14.2f}" for t in times[request])
-        print(f"{request:40} {'same' if same else 'DIFFERS':9} {cost} {spent}")
+        verdict = f"{'same' if same else 'DIFFERS':9} {'bounded' if fixed else 'GROWS':9}"
+        print(f"{request:40} {verdict} {cost} {counted} {spent}")
         if not same:
             for size, found in zip(sizes, shapes[request], strict=True):
                 print(f"    at {size:,}: {found}")
@@ -356,13 +396,14 @@ def report(
     ratio = total_sql[-1] / total_sql[0]
     print(
         f"plans the same at every size: {'yes' if same_everywhere else 'NO'}; "
+        f"reads bounded: {'yes' if all_bounded else 'NO'}; "
         f"SQL ratio {ratio:.2f} (goal <= {GOAL_RATIO}; the planner's estimate "
         f"{total_cost[-1] / total_cost[0]:.2f})"
     )
     from bench.service.scale import load_average
 
     print(f"load average {load_average()}")
-    return same_everywhere and ratio <= GOAL_RATIO
+    return same_everywhere and all_bounded and ratio <= GOAL_RATIO
 
 
 def main() -> None:
