@@ -2,8 +2,9 @@
 
 At each true Elo difference and pair shape it plays DUELS simulated duels the way the
 service does (the default test [0, 20], alpha = beta = 0.05, the 4,000-game cap, rounds of
-10 pairs, the LLR looked at after every pair): numpy draws each round's pairs for every
-running duel at once, and each duel folds its round in with the service's own code
+25 pairs as the server's DUEL_PAIRS_PER_ROUND, the LLR looked at after every pair): numpy
+draws each round's pairs for every running duel at once, and each duel folds its round in
+with the service's own code
 (``DuelState.record_pairs``: the LLR of ``judge.duel.sprt`` after each pair, the stop at
 the first that reaches a bound, the round's later pairs set aside as its overshoot). When
 a duel ends it is estimated twice:
@@ -30,8 +31,9 @@ tilted to each point's mean score):
   proportions of published fishtest runs: most pairs split or drawn twice).
 
 Run: ``python -m bench.duels.estimate [--duels N] [--jobs J] [--shapes ...]
-[--points ELO ...] [--pairs-per-round N] [--max-games N]`` (about 3 minutes on two cores
-at the default 1,000 duels a cell, rounds of 10 pairs and the 4,000-game cap).
+[--points ELO ...] [--pairs-per-round N] [--max-games N]``; ``--shapes`` and ``--points``
+select cells. At the default 1,000 duels a cell, the 21 cells take about 3 minutes of CPU
+(9 to 10 minutes of wall on two cores at load 11; docs/duels.md has the figures).
 """
 
 from __future__ import annotations
@@ -56,8 +58,8 @@ SHAPES = {
     "fishtest": (0.01, 0.22, 0.54, 0.22, 0.01),
 }
 POINTS = (-10.0, 0.0, 5.0, 10.0, 15.0, 20.0, 30.0)
-#: The service's defaults: pairs per round (tournaments.competitions.duels) and the test.
-PAIRS_PER_ROUND = 10
+#: The service's default pairs per round (DUEL_PAIRS_PER_ROUND since issue 45; 10 before).
+PAIRS_PER_ROUND = 25
 
 
 @dataclass(frozen=True)
