@@ -227,7 +227,9 @@ class Duel(models.Model):
     panel = models.ForeignKey(
         BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    pairs_per_round = models.PositiveSmallIntegerField(default=10)
+    #: create_duel always sets it (the request's, else DUEL_PAIRS_PER_ROUND); the default
+    #: is that setting's, so a duel made another way plays the same rounds.
+    pairs_per_round = models.PositiveSmallIntegerField(default=25)
     seed = models.BigIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
     state = models.JSONField(default=dict)

@@ -91,17 +91,30 @@ class _Feed:
             self.client = None
         self.watched = bool(people) or self._is_watched()
 
+    def gathering(self) -> bool:
+        """Whether the next move is gathered (asked before it is applied, so an unwatched
+        match's move costs no public action: a duel's game is about 80 moves). Every
+        ``FLUSH_SECONDS`` it asks Redis again whether someone watches."""
+        if self.client is None:
+            return False
+        now = time.monotonic()
+        if now - self.flushed >= FLUSH_SECONDS and not self.people:
+            self.watched = self._is_watched()
+            if not self.watched:
+                self.flushed = now
+        return self.watched
+
+    def skip(self) -> None:
+        """A move that is not gathered: only counted."""
+        self.move += 1
+
     def publish(self, game_index: int, seat: Seat, game: Game, public: Action | None) -> None:
+        """Gather a move ``gathering`` said to gather; publish the batch when it is due."""
         self.move += 1
         if self.client is None:
             return
         now = time.monotonic()
         due = now - self.flushed >= FLUSH_SECONDS
-        if due and not self.people:
-            self.watched = self._is_watched()
-        if not self.watched:
-            self.flushed = now if due else self.flushed
-            return
         over = game.is_over()
         event: JSONDict = {"game": game_index, "move": self.move - 1, "over": over}
         if public is None:  # a secret choice: neither it nor who made it
@@ -188,6 +201,10 @@ def feed_maker(match_id: int, game_name: str, people: frozenset[int] = frozenset
         apply = game.apply
 
         def apply_and_publish(seat: Seat, action: Action) -> None:
+            if not feed.gathering():
+                apply(seat, action)
+                feed.skip()
+                return
             public = game.public_action(seat, action) if seat in game.to_act() else None
             apply(seat, action)
             feed.publish(index, seat, game, public)
