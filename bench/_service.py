@@ -70,11 +70,13 @@ def worker(
     processes: int = 1,
     kill: bool = False,
     extra: tuple[str, ...] = (),
+    root: Path = ROOT,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """A Celery worker (``processes`` processes, prefetch 1) logging to ``folder/name.log``,
-    ready when this yields its main process, stopped by its PID afterwards (``kill``: at
-    once, not after the work it holds). ``env`` adds to this process's; ``extra`` to its
-    command line (a later ``--pool`` wins)."""
+        ready when this yields its main process, stopped by its PID afterwards (``kill``: at
+        once, not after the work it holds). ``env`` adds to this process's; ``extra`` to its
+        command line (a later ``--pool`` wins); ``root``: the checkout of the code it runs (another
+    needs PYTHONPATH in ``env`` too)."""
     log = folder / f"{name}.log"
     command = [
         sys.executable, "-m", "celery", "-A", "tournaments", "worker", "--hostname",
@@ -85,7 +87,7 @@ def worker(
     environment = {**os.environ, "DATABASE_URL": database_url, **(env or {})}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
+            command, cwd=root, env=environment, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
     try:
