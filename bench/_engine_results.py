@@ -117,7 +117,7 @@ class Field:
 #: again), a third the engine's observation (a deep copy of the last hand's record on
 #: every move), the rest the referee. Both are in judge/, whose every source keys every
 #: library, so they are left alone here; its field is sized instead: the 28 tables of 8
-#: bots (not the open population's 924), 60 deals each, about 20 min of one core.
+#: bots (not the open population's 924), 60 deals each: built in 28 min at load 10-12.
 FIELDS = {
     ("bigtwo", 2): Field("bigtwo", 2),
     ("oceans11", 2): Field("oceans11", 2, deals=300, qs=random_mistakes_costly()),
@@ -125,13 +125,13 @@ FIELDS = {
     ("fifteen35", 6): Field("fifteen35", 6, deals=60, tables=28),
 }
 
-#: Fields of more bots than LADDER (the 50-bot cells), by game and seats: ``qs`` rising in
-#: even steps over WIDE bots, every table (a ladder seats any pair), fewer deals a table
+#: Fields of more bots than LADDER (the 50-bot cells), by game and seats: ``qs`` over WIDE
+#: bots spaced as the 12-bot field's, every table (a ladder seats any pair), fewer deals a table
 #: (the ladder's neighbour tables are drawn often, but each draw is one of the table's
 #: deals with replacement, so a site's results follow the library's fit, the truth, however
 #: few). Big Two 2p: 1,225 tables, 40 deals each (built in 9.5 min at load 10, 12 ms a
-#: deal; it spans 600 Elo, about 12 a step); Oceans 11 2p: 12 deals each (about four
-#: times Big Two's cost a deal).
+#: deal; it spans 600 Elo, about 12 a step); Oceans 11 2p: 12 deals each (built in 17
+#: min at load 3-12; it spans 543 Elo).
 WIDE = 50
 WIDE_FIELDS = {
     ("bigtwo", 2): Field("bigtwo", 2, deals=40, qs=even_steps(WIDE)),
