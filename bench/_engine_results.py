@@ -39,6 +39,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import judge.games
 from bench._match_library import ROOT, engine_sources
 from judge.bots import Policy, house_policy
 from judge.engine import Action
@@ -189,9 +190,22 @@ def tables_of(field: Field, bots: int) -> list[tuple[int, ...]]:
 def key(field: Field) -> str:
     """A hash of what decides the library's play: its form, the field and the engines."""
     digest = hashlib.sha256(f"{FORM}:{field}:{LADDER}".encode())
-    for path in engine_sources():
+    for path in game_sources(field.game):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def game_sources(game: str) -> list[Path]:
+    """The engine sources that decide how ``game`` plays: every shared one, and of
+    judge/games/ only the game's own package, so a change to one game's engine or house
+    bots does not play the other games' libraries again (each costs up to half an hour)."""
+    games = Path(judge.games.__file__).parent
+    own = games / game
+    return [
+        path
+        for path in engine_sources()
+        if not path.is_relative_to(games) or path.parent == games or path.is_relative_to(own)
+    ]
 
 
 def table_path(field: Field, table: Sequence[int]) -> Path:
