@@ -193,3 +193,39 @@ def test_a_game_whose_matches_lie_together_pages_by_its_own_index() -> None:
         assert read and all(rows <= 2 * 11 for rows in read), (address, read)
     done = APIClient().get("/api/matches/?game=bigtwo&status=done&page_size=10").json()
     assert [row["id"] for row in done["results"]] == listed[:10]
+
+
+def test_filters_given_together_walk_their_own_index() -> None:
+    """Issue 47: with ``?game=`` and ``?status=`` together, the page walked one field's
+    index and filtered by the other, so a status common in one game and rare in another
+    read a whole history (here 10,000 failed Big Two matches, or all 20,000 Oceans 11
+    ones, to find the 3 failed Oceans 11 matches); each set of the walked filters now
+    walks its own (fields..., id) index, and a page reads its own rows."""
+    with connection.cursor() as cursor:  # OLD Big Two matches, all failed
+        cursor.execute(
+            """INSERT INTO tournaments_match (number, game, variant, options, games,
+            duplicate, rated, seed, time_control, limits, status, attempt, worker, faults,
+            failure, timings, created_at, units, duel_round, duel_seating, part,
+            part_attempt, sent_to, parts)
+            SELECT g, 'bigtwo', 'standard', '{}', 1, false, false, g, '{}', '{}', 'failed',
+            1, '', '[]', '', '{}', now(), '', 0, 0, 0, 0, '', 0
+            FROM generate_series(1, %s) g""",
+            [MATCHES // 2],
+        )
+    seed()
+    oceans = Match.objects.filter(game="oceans11").order_by("id").values_list("id", flat=True)
+    oldest = list(oceans[:3])
+    Match.objects.filter(pk__in=oldest).update(status="failed")
+    connection.cursor().execute('ANALYZE "tournaments_match"')
+    for query, expected in (
+        ("game=oceans11&status=failed", oldest[::-1]),
+        ("game=oceans11&status=failed&rated=true", oldest[::-1]),
+        ("game=oceans11&rated=false", []),
+        ("status=failed&rated=true", oldest[::-1]),
+        ("game=bigtwo&status=done", []),
+    ):
+        address = f"/api/matches/?{query}&page_size=10"
+        answer = APIClient().get(address).json()
+        assert [row["id"] for row in answer["results"]] == expected, query
+        read = rows_read(address, "tournaments_match", removed=True)
+        assert read and all(rows <= 2 * 11 for rows in read), (query, read)

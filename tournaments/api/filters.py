@@ -77,14 +77,13 @@ class MatchFilter(django_filters.FilterSet):
 
     def filter_queryset(self, queryset: QuerySet[Match]) -> QuerySet[Match]:
         """Every other filter first, then the seats' (``bot``, ``version``) or, without
-        them and ``tournament``, the first of WALKED given: bounded by the page the
+        them and ``tournament``, every one of WALKED given: bounded by the page the
         request asks for (``paged_seats``, ``paged_walk``) where the list is paged."""
         data = self.form.cleaned_data
         by_seat = {name: data[name] for name in ("bot", "version") if data.get(name) is not None}
         walked = {}
         if not by_seat and data.get("tournament") is None:
-            given = [name for name in WALKED if data.get(name) not in (None, "")]
-            walked = {name: data[name] for name in given[:1]}
+            walked = {name: data[name] for name in WALKED if data.get(name) not in (None, "")}
         for name in (*by_seat, *walked):
             del data[name]
         queryset = super().filter_queryset(queryset)
@@ -94,15 +93,15 @@ class MatchFilter(django_filters.FilterSet):
             seats = Seat.objects.filter(**{f"{name}_id": value})
             page = paged_seats(self.request, queryset, seats)
             queryset = seated(queryset, seats) if page is None else queryset.filter(page)
-        for name, value in walked.items():
-            page = paged_walk(self.request, queryset, name, value)
-            queryset = queryset.filter(**{name: value}) if page is None else queryset.filter(page)
+        if walked:
+            page = paged_walk(self.request, queryset, walked)
+            queryset = queryset.filter(**walked) if page is None else queryset.filter(page)
         return queryset
 
 
-#: The match list's filters with a (field, id) index (``match_game_id``,
-#: ``match_status_id``, ``match_rated_id``) that ``paged_walk`` walks, in this order of
-#: preference when several are given (the others then filter the walk).
+#: The match list's filters that ``paged_walk`` walks an index of: every set of them
+#: given together has a (fields..., id) index in this order (``match_game_id``,
+#: ``match_game_status_id``, ``match_game_status_rated_id``, ...).
 WALKED = ("game", "status", "rated")
 
 
@@ -131,28 +130,32 @@ def page_position(request: Any, queryset: QuerySet[Match]) -> tuple[bool, Any, i
     return descending, position, rows
 
 
-def paged_walk(request: Any, queryset: QuerySet[Match], name: str, value: Any) -> Any:
+def paged_walk(request: Any, queryset: QuerySet[Match], walked: dict[str, Any]) -> Any:
     """The condition "is one of the matches of the page the request asks for, among
-    ``queryset``'s with ``name`` = ``value``": ``id = ANY(ARRAY(...))`` of at most the
-    page's rows plus one, found by walking the (``name``, id) index from the cursor's
-    position, stopping at the page's last row whatever the length of the history. None
-    where the request is not paged by the match id.
+    ``queryset``'s with each field of ``walked`` at its value": ``id = ANY(ARRAY(...))``
+    of at most the page's rows plus one, found by walking the (fields..., id) index of
+    those fields from the cursor's position, stopping at the page's last row whatever the
+    length of the history. None where the request is not paged by the match id.
 
-    The walk asks ``name >= value AND name <= value`` ordered by (``name``, id): asked as
-    ``name = value`` ordered by id, the planner walked the match key from the newest
-    match and skipped every other game's (it expects a game's matches spread evenly
-    over the key: 166,667 entries for a page at 500,000 matches where the game's
-    matches lay together, as a game no longer played has them; issue 47). A range is no
-    constant to the planner, so only that index gives the order by (``name``, id)."""
+    The walk asks ``name >= value AND name <= value`` for each field, ordered by (the
+    fields, id): asked as ``name = value`` ordered by id, the planner walked the match
+    key from the newest match and skipped every other game's (it expects a game's matches
+    spread evenly over the key: 166,667 entries for a page at 500,000 matches where the
+    game's matches lay together, as a game no longer played has them; issue 47). A range
+    is no constant to the planner, so only that index gives the order. Every set of the
+    fields has its own index: walking one field's and filtering by another read, for a
+    status none of a game's matches has, the game's whole history."""
     found = page_position(request, queryset)
     if found is None:
         return None
     descending, position, rows = found
-    walk = queryset.order_by().filter(**{f"{name}__gte": value, f"{name}__lte": value})
+    names = [name for name in WALKED if name in walked]
+    ranges = {f"{name}__{end}": walked[name] for name in names for end in ("gte", "lte")}
+    walk = queryset.order_by().filter(**ranges)
     if position is not None:
         walk = walk.filter(**{"id__lt" if descending else "id__gt": position})
     sign = "-" if descending else ""
-    page = walk.order_by(f"{sign}{name}", f"{sign}id").values("pk")[:rows]
+    page = walk.order_by(*(f"{sign}{name}" for name in (*names, "id"))).values("pk")[:rows]
     return EqualsAny(F("pk"), ArraySubquery(page))
 
 
