@@ -1,12 +1,15 @@
 """The Fifteen Thirty-Five house bot ``greedy``: sensible choices, and it beats random."""
 
+import random
 from typing import Any
 
 import pytest
 
 from judge.bots import RandomPolicy, house_policy, policies
+from judge.cards import make_deck
 from judge.games.fifteen35 import FifteenThirtyFive
-from judge.games.fifteen35.bots import GreedyPolicy
+from judge.games.fifteen35.bots import GreedyPolicy, distances, expected_gap_after_draw, gap
+from judge.games.fifteen35.scoring import is_natural
 from tests.judge.playing import play_out
 
 
@@ -91,3 +94,15 @@ def test_greedy_clearly_beats_random(players: int, games: int) -> None:
     hands = players * games
     assert greedy_total == -random_total
     assert greedy_total / hands > 2, (greedy_total, hands)
+
+
+def test_the_expected_gap_after_a_draw_is_the_mean_over_every_unseen_card() -> None:
+    rng = random.Random(15)
+    deck = make_deck()
+    for _ in range(2000):
+        cards = rng.sample(deck, rng.randint(2, 8))
+        unseen = [c for c in deck if c not in cards][: rng.randint(0, 44)]
+        by_card = [0 if is_natural([*cards, c]) else min(distances([*cards, c])) for c in unseen]
+        mean = sum(by_card) / len(by_card) if unseen else float(gap(cards))
+        assert expected_gap_after_draw(cards, unseen) == mean
+        assert gap(cards) == (0 if is_natural(cards) else min(distances(cards)))

@@ -4,6 +4,7 @@ Random players draw uniformly from the legal actions, with fixed seeds so that e
 checks the same hands.
 """
 
+import json
 import random
 
 import pytest
@@ -84,3 +85,31 @@ def test_no_declaration_shows_in_any_observation_before_all_are_in() -> None:
         game.apply(last_seat, "both")
         assert game.observation(0)["last_hand"]["declarations"][str(last_seat)] == "both"
     assert showdowns > 20
+
+
+def scribble(value: object) -> None:
+    """Change every list and dict inside ``value``, as a careless bot might."""
+    if isinstance(value, dict):
+        for inner in value.values():
+            scribble(inner)
+        value["scribbled"] = True
+    elif isinstance(value, list):
+        for inner in value:
+            scribble(inner)
+        value.append("scribbled")
+
+
+def test_an_observation_is_the_seats_own_and_changing_it_changes_nothing_in_the_game() -> None:
+    rng = random.Random(35)
+    checked = 0
+    for seed in range(30):
+        game = FifteenThirtyFive(seed, players=rng.randint(2, 8), options={"hands": 2})
+        while not game.is_over():
+            seats = range(game.players)
+            before = json.dumps([game.observation(s) for s in seats])
+            for seen in [game.observation(s) for s in seats]:
+                scribble(seen)
+            assert json.dumps([game.observation(s) for s in seats]) == before
+            checked += game.last_hand is not None
+            random_step(game, rng)
+    assert checked > 100

@@ -8,6 +8,8 @@ it is nearest to (both only when it is dead on both).
 
 from __future__ import annotations
 
+from collections import Counter
+from functools import cache
 from typing import Any, Final
 
 from judge.bots import PolicyFactory
@@ -16,15 +18,19 @@ from judge.engine import Action
 from judge.games.fifteen35.scoring import (
     TARGET_15,
     TARGET_35,
+    Shape,
     best_total,
-    is_natural,
+    hand_shape,
     reachable_totals,
+    shape_totals,
+    with_rank,
 )
 
 #: Distances are in half-points (2 per point).
 _STRONG: Final = 2  # within 1 point: bet and raise
 _FAIR: Final = 5  # within 2.5 points: happy to call
 _HOPELESS: Final = 8  # more than 4 points away (after an expected draw): fold to a bet
+_DECK: Final = tuple(make_deck())
 
 
 def distances(cards: list[Card]) -> tuple[int, int]:
@@ -38,14 +44,33 @@ def distances(cards: list[Card]) -> tuple[int, int]:
 
 def gap(cards: list[Card]) -> int:
     """Distance to the nearer target; a natural is 0."""
-    return 0 if is_natural(cards) else min(distances(cards))
+    return _shape_gap(hand_shape(cards))
+
+
+@cache
+def _shape_gap(shape: Shape) -> int:
+    """``gap`` of a hand of this shape (its totals are all that decide it; a few thousand
+    shapes in all, so every one is kept)."""
+    totals = shape_totals(shape)
+    if TARGET_15 in totals and TARGET_35 in totals:  # a natural (scoring.is_natural)
+        return 0
+    return min(
+        abs(best_total(totals, TARGET_15) - TARGET_15),
+        abs(best_total(totals, TARGET_35) - TARGET_35),
+    )
 
 
 def expected_gap_after_draw(cards: list[Card], unseen: list[Card]) -> float:
-    """The mean gap if one more card came from the cards this seat has not seen."""
+    """The mean gap if one more card came from the cards this seat has not seen.
+
+    Only a card's rank changes the gap, so each rank's gap is found once and counted as
+    often as that rank is unseen (the same sum of ints as card by card, so the same mean).
+    """
     if not unseen:
         return float(gap(cards))
-    return sum(gap([*cards, extra]) for extra in unseen) / len(unseen)
+    shape = hand_shape(cards)
+    ranks = Counter(card.rank for card in unseen)
+    return sum(n * _shape_gap(with_rank(shape, rank)) for rank, n in ranks.items()) / len(unseen)
 
 
 class GreedyPolicy:
@@ -64,7 +89,7 @@ class GreedyPolicy:
         if phase == "declare":
             return self._declare(mine)
         seen = set(mine) | {c for cards in observation["exposed"] for c in parse_cards(cards)}
-        unseen = [c for c in make_deck() if c not in seen]
+        unseen = [c for c in _DECK if c not in seen]
         if phase == "offer":
             improves = expected_gap_after_draw(mine, unseen) < gap(mine)
             return "take" if improves else "refuse"

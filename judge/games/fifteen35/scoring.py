@@ -49,8 +49,12 @@ def card_values(card: Card) -> tuple[HalfPoints, ...]:
 _LOW_VALUE: Final = tuple(2 * (rank + 2) for rank in range(9)) + (_PICTURE_LOW,) * 3 + (_ACE_LOW,)
 
 
-def reachable_totals(cards: Iterable[Card]) -> set[HalfPoints]:
-    """Every total the hand can be counted as (half-points), by the Ace/picture shortcut."""
+#: A hand as far as its totals go: (its low total in half-points, its Aces, its pictures).
+Shape: TypeAlias = tuple[HalfPoints, int, int]
+
+
+def hand_shape(cards: Iterable[Card]) -> Shape:
+    """The low total, Aces and pictures of ``cards``: all that decides their totals."""
     base = aces = pictures = 0
     for card in cards:
         rank = card.rank
@@ -59,6 +63,18 @@ def reachable_totals(cards: Iterable[Card]) -> set[HalfPoints]:
             aces += 1
         elif rank > 8:
             pictures += 1
+    return base, aces, pictures
+
+
+def with_rank(shape: Shape, rank: int) -> Shape:
+    """``shape`` with one more card of ``rank``."""
+    base, aces, pictures = shape
+    return base + _LOW_VALUE[rank], aces + (rank == _ACE), pictures + (8 < rank < _ACE)
+
+
+def shape_totals(shape: Shape) -> set[HalfPoints]:
+    """Every total of a hand of this shape (half-points): ``base + 20*a + 19*f``."""
+    base, aces, pictures = shape
     if not pictures:
         return {base + _ACE_STEP * a for a in range(aces + 1)}
     return {
@@ -66,6 +82,11 @@ def reachable_totals(cards: Iterable[Card]) -> set[HalfPoints]:
         for a in range(aces + 1)
         for f in range(pictures + 1)
     }
+
+
+def reachable_totals(cards: Iterable[Card]) -> set[HalfPoints]:
+    """Every total the hand can be counted as (half-points), by the Ace/picture shortcut."""
+    return shape_totals(hand_shape(cards))
 
 
 def brute_force_totals(cards: Sequence[Card]) -> set[HalfPoints]:
