@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import judge.games
 from bench._match_library import ROOT, engine_sources
@@ -48,6 +48,9 @@ from judge.referee import BotInfo, MatchSpec, play_match
 from judge.rng import derive_seed
 from tournaments.rating.model import tournament_fit
 from tournaments.rating.model.units import match_units
+
+if TYPE_CHECKING:
+    from bench._engine_fresh import Fresh
 
 CACHE = ROOT / "var" / "engine-results"
 #: Changed when a stored deal's form changes (a library of another form is played again).
@@ -311,9 +314,13 @@ def relabel(result: dict[str, Any], order: Sequence[int]) -> dict[str, Any]:
 
 
 @cache
-def library(game: str, seats: int, bots: int) -> Library:
-    """The library of a game's field at ``seats`` of ``bots`` (built if missing)."""
+def library(game: str, seats: int, bots: int) -> Library | Fresh:
+    """The library of a game's field at ``seats`` of ``bots`` (built if missing), or the
+    wide field played as drawn where no library can hold every table (bench/_engine_fresh.py)."""
     found = field_of(game, seats, bots)
+    wide = fresh(game, seats, bots) if found is None else None
+    if wide is not None:
+        return wide
     if found is None:
         there = [*FIELDS, *(f"{g} {n}p, {WIDE} bots" for g, n in WIDE_FIELDS)]
         raise ValueError(
@@ -341,8 +348,16 @@ def engine_ready(game: str, seats: int, bots: int) -> bool:
     may seat."""
     found = field_of(game, seats, bots)
     if found is None:
-        return False
+        return fresh(game, seats, bots) is not None
     return not found.tables or found.tables >= math.comb(bots, seats)
+
+
+def fresh(game: str, seats: int, bots: int) -> Fresh | None:
+    """The wide field of bench/_engine_fresh.py for a cell, if any (imported here: it
+    builds on this module)."""
+    from bench import _engine_fresh
+
+    return _engine_fresh.fresh(game, seats, bots)
 
 
 def main() -> None:

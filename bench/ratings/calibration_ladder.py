@@ -31,7 +31,9 @@ The truth is each bot's rating fitted (``tournament_fit.fit_units``) to a pool o
 tables far larger than a site (the value the fit converges to). Goal: coverage within
 0.93-0.97 in every cell at 5+ plays. ``--sites`` (default 200), ``--only SCHEDULE``,
 ``--bots``, ``--seats``, ``--game``; ``--results engine``: every match drawn from real
-games of house bots of graded strength (bench/_engine_results.py), the truth their fit.
+games of house bots of graded strength (bench/_engine_results.py), the truth their fit
+(Big Two 4p of 50 bots: played as drawn and the truth fitted to 40,000 random tables of
+them, bench/_engine_fresh.py).
 """
 
 from __future__ import annotations
@@ -118,7 +120,7 @@ def truth(
     setting: Setting, skills: dict[int, float], rng: random.Random, units: int
 ) -> dict[int, float]:
     """Each bot's rating fitted to ``units`` units of random tables of the setting's size."""
-    if setting.results == "engine":  # the fit to every deal a site may draw
+    if setting.results == "engine":  # the fit to every deal a site may draw (or a sample)
         return _engine_results.library(setting.game, setting.seats, len(skills)).truth()
     bots = sorted(skills)
     return pool_fit(setting, skills, lambda: tuple(rng.sample(bots, setting.seats)), rng, units)

@@ -105,7 +105,7 @@ def test_a_mixed_bot_plays_the_strong_move_with_probability_q(q: float) -> None:
 def test_each_cell_finds_the_field_that_holds_every_table_it_may_seat() -> None:
     """Fields of up to LADDER bots stand for the 8- and 12-bot cells; the wide field of
     50 bots (q in even steps, every one distinct) for the 50-bot cells, only where its
-    library holds every table; Fifteen Thirty-Five's for 8 bots, not the open 12."""
+    library holds every table (Big Two 4p's is played as drawn); Fifteen Thirty-Five's for 8 bots, not the open 12."""
     ready = _engine_results.engine_ready
     wide = _engine_results.field_of("bigtwo", 2, 50)
     assert wide is _engine_results.WIDE_FIELDS["bigtwo", 2]
@@ -113,6 +113,7 @@ def test_each_cell_finds_the_field_that_holds_every_table_it_may_seat() -> None:
     assert list(wide.qs) == sorted(wide.qs) and wide.qs[0] == 0 and wide.qs[-1] == 1
     assert len(_engine_results.tables_of(wide, 50)) == 50 * 49 // 2
     assert _engine_results.field_of("bigtwo", 2, 8) is _engine_results.FIELDS["bigtwo", 2]
-    assert ready("bigtwo", 2, 50) and not ready("bigtwo", 4, 50)
+    assert ready("bigtwo", 2, 50) and not ready("bigtwo", 4, 49)
+    assert ready("bigtwo", 4, 50)  # played as drawn (bench/_engine_fresh.py)
     assert ready("oceans11", 2, 50) and not ready("bigtwo", 2, 51)
     assert ready("fifteen35", 6, 8) and not ready("fifteen35", 6, 12)
