@@ -18,7 +18,8 @@ stops is resumed where it stopped, and an engine's change plays it again.
 
 ``python -m bench._engine_results GAME [--seats N] [--bots B] [--jobs J]`` builds (or
 checks) a library and prints each bot's fitted rating: ``fifteen35 --seats 6 --bots 8``
-the Fifteen Thirty-Five field, ``bigtwo --bots 50`` the 50-bot one (WIDE_FIELDS).
+the Fifteen Thirty-Five field (``--bots 12`` its open population, OPEN_FIELDS), ``bigtwo
+--bots 50`` the 50-bot one (WIDE_FIELDS).
 """
 
 from __future__ import annotations
@@ -116,12 +117,11 @@ class Field:
 
 #: The fields that are cheap enough to play (per duplicate deal, in process, at load 5:
 #: Big Two 21 ms at 2 seats and 59 ms at 4, Oceans 11 82 ms). Fifteen Thirty-Five at 6
-#: seats costs 0.7 s a deal at load 2 (1.35 s at load 5): profiled, a third is the greedy
-#: bot's expected gap after a draw (every unseen card tried, each hand's totals found
-#: again), a third the engine's observation (a deep copy of the last hand's record on
-#: every move), the rest the referee. Both are in judge/, whose every source keys every
-#: library, so they are left alone here; its field is sized instead: the 28 tables of 8
-#: bots (not the open population's 924), 60 deals each: built in 28 min at load 10-12.
+#: seats cost 0.7 s a deal at load 2 (1.35 s at load 5): a third greedy's expected gap
+#: after a draw, a third the engine's observation (a deep copy of the last hand's record
+#: on every move), the rest the referee; both cut since (160 ms of CPU a deal against
+#: 382, bench.engines.fifteen35_deals). Its field of 8 bots is the 28 tables, 60 deals
+#: each; the open population's 924 tables are OPEN_FIELDS'.
 FIELDS = {
     ("bigtwo", 2): Field("bigtwo", 2),
     ("oceans11", 2): Field("oceans11", 2, deals=300, qs=random_mistakes_costly()),
@@ -143,10 +143,20 @@ WIDE_FIELDS = {
 }
 
 
+#: Fields of the open population (LADDER bots) where FIELDS' one samples its tables: every
+#: table, fewer deals each (as the wide fields: a site draws each match from its table's
+#: deals with replacement, and the truth is this library's fit). Fifteen Thirty-Five 6p:
+#: the 924 tables of 6 among 12, 6 deals each (``fifteen35 --seats 6 --bots 12``).
+OPEN_FIELDS = {("fifteen35", 6): Field("fifteen35", 6, deals=6)}
+
+
 def field_of(game: str, seats: int, bots: int) -> Field | None:
     """The field whose library stands for a cell of ``bots`` at ``seats``, if any."""
     if bots <= LADDER:
-        return FIELDS.get((game, seats))
+        found = FIELDS.get((game, seats))
+        if found is not None and 0 < found.tables < math.comb(bots, seats):
+            return OPEN_FIELDS.get((game, seats), found)
+        return found
     found = WIDE_FIELDS.get((game, seats))
     return found if found is not None and bots <= len(found.qs) else None
 
