@@ -345,6 +345,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sites", type=int, default=200, help="simulated sites per cell")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        help="run each cell on this many seeds from --seed on (each as --seed S would), "
+        "then report the seeds pooled",
+    )
     parser.add_argument("--only", choices=("ladder", "linked", "closed", "open"))
     parser.add_argument("--bots", type=int, choices=(8, 50))
     parser.add_argument("--seats", type=int, choices=(2, 4, 6))
@@ -388,8 +395,30 @@ def main() -> None:
     print(f"{'cell':<30} {'pl':>3} | {head}")
     for number, setting in enumerate(chosen):
         began = time.perf_counter()
-        tallies = measure(setting, args.sites, args.seed * 1000 + number, args.report_every)
-        report(setting, tallies, time.perf_counter() - began)
+        pooled: dict[int, Tally] = {c: Tally() for c in CHECKPOINTS}
+        for seed in range(args.seed, args.seed + args.seeds):
+            if args.seeds > 1:
+                print(f"{'':<30} seed {seed}:")
+            tallies = measure(setting, args.sites, seed * 1000 + number, args.report_every)
+            report(setting, tallies, time.perf_counter() - began)
+            for plays, tally in tallies.items():
+                merge(pooled[plays], tally)
+        if args.seeds > 1:
+            print(f"{'':<30} seeds {args.seed}-{seed} pooled, {args.seeds * args.sites} sites:")
+            report(setting, pooled, time.perf_counter() - began)
+
+
+def merge(into: Tally, tally: Tally) -> None:
+    """Add one seed's intervals to ``into`` (the cell's pooled tally over seeds)."""
+    for kind in ("bot", "diff"):
+        for method, counts in getattr(tally, kind).items():
+            pooled = getattr(into, kind)[method]
+            pooled.intervals += counts.intervals
+            pooled.covered += counts.covered
+            pooled.z += counts.z
+            pooled.errors += counts.errors
+    for method, taus in tally.taus.items():
+        into.taus[method] += taus
 
 
 if __name__ == "__main__":
