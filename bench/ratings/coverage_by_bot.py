@@ -9,8 +9,14 @@ coverage below the band with a few bots far under it and their errors one-signed
 bias, not a deviation too narrow everywhere (the real open Fifteen Thirty-Five 6p cell:
 docs/ratings.md).
 
+``--start-deviation D`` is an experiment, not a setting: every module of the rating
+model that reads ``skill.START_DEVIATION`` (the prior every bot starts from, 350) and a new
+Skill's variance read D instead, in this process only, so that whether the prior's pull
+makes a cell's bias can be seen.
+
 Run: ``python -m bench.ratings.coverage_by_bot --results engine --only open --seats 6
---game fifteen35 [--bots B] [--sites N] [--seed S]`` (100 sites: about 40 s at load 6).
+--game fifteen35 [--bots B] [--sites N] [--seed S] [--start-deviation D]`` (100 sites of
+that cell: about 10 s at load 4).
 """
 
 from __future__ import annotations
@@ -21,10 +27,29 @@ import statistics
 from collections import defaultdict
 
 from bench.ratings import calibration_ladder as ladder
-from tournaments.rating.model import field_deviations, field_dispersion
+from tournaments.rating.model import (
+    field,
+    field_deviations,
+    field_dispersion,
+    field_system,
+    global_rating,
+    skill,
+)
 
 #: Per tally (one checkpoint), per bot: (error, deviation) of every site.
 Errors = dict[int, dict[int, list[tuple[float, float]]]]
+
+
+def start_from(deviation: float) -> None:
+    """Make the prior's deviation ``deviation`` for this process (``--start-deviation``)."""
+    for module in (skill, field, global_rating, field_system):
+        module.START_DEVIATION = deviation  # type: ignore[attr-defined]
+    names = [f.name for f in dataclasses.fields(skill.Skill) if f.init]
+    defaults = list(skill.Skill.__init__.__defaults__ or ())
+    defaults[names.index("variance") - (len(names) - len(defaults))] = deviation**2
+    skill.Skill.__init__.__defaults__ = tuple(defaults)
+    if skill.Skill().variance != deviation**2:
+        raise RuntimeError("a new Skill's variance did not follow the prior")
 
 
 def main() -> None:
@@ -36,7 +61,10 @@ def main() -> None:
     parser.add_argument("--results", choices=("model", "engine"), default="model")
     parser.add_argument("--sites", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--start-deviation", type=float, help="experiment: the prior's, not 350")
     args = parser.parse_args()
+    if args.start_deviation:
+        start_from(args.start_deviation)
     setting = next(
         s
         for s in ladder.SETTINGS
@@ -62,10 +90,13 @@ def main() -> None:
 
     ladder.check = check
     tallies = ladder.measure(setting, args.sites, args.seed * 1000, 0)
-    cell = f"{args.only} {args.game} {args.seats}p, {args.results}"
+    prior = f", prior {args.start_deviation:.0f}" if args.start_deviation else ""
+    cell = f"{args.only} {args.game} {args.seats}p, {args.results}{prior}"
     print(f"{cell}, {args.sites} sites, seed {args.seed}")
     for plays, tally in tallies.items():
-        print(f"at {plays} plays: bot, coverage, mean error, its sd, mean deviation (Elo)")
+        whole = tally.bot["refit"].coverage()
+        print(f"at {plays} plays, the cell's bot coverage {whole:.3f}; by bot:")
+        print("  bot, coverage, mean error, its sd, mean deviation (Elo)")
         for bot, found in sorted(errors[id(tally)].items()):
             held = sum(abs(e) <= ladder.Z95 * d for e, d in found) / len(found)
             mistakes = [e for e, _ in found]
