@@ -39,6 +39,7 @@ from bench._engine_results import (
     CACHE,
     WIDE,
     Field,
+    _Serial,
     even_steps,
     key,
     play_deal,
@@ -160,24 +161,21 @@ class Fresh:
         began = time.perf_counter()
         work = [(self.field, t, j) for t, j in missing]
         every = max(1, len(missing) // 20)
-        pool = multiprocessing.Pool(jobs) if jobs > 1 else None
-        played = pool.imap_unordered(_play, work, 64) if pool else map(_play, work)
-        try:
-            for count, row in enumerate(played, 1):
-                self._store([row])
-                if count % every == 0 or count == len(missing):
-                    left = (time.perf_counter() - began) / count * (len(missing) - count)
-                    print(
-                        f"engine results: {count:,}/{len(missing):,} deals, "
-                        f"about {left / 60:.0f} min left",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-        finally:
-            self.db.commit()
-            self.unsaved = 0
-            if pool:
-                pool.close()
+        with multiprocessing.Pool(jobs) if jobs > 1 else _Serial() as pool:
+            try:
+                for count, row in enumerate(pool.imap_unordered(_play, work, 64), 1):
+                    self._store([row])
+                    if count % every == 0 or count == len(missing):
+                        left = (time.perf_counter() - began) / count * (len(missing) - count)
+                        print(
+                            f"engine results: {count:,}/{len(missing):,} deals, "
+                            f"about {left / 60:.0f} min left",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+            finally:
+                self.db.commit()
+                self.unsaved = 0
 
     def units(
         self, sample: Sequence[tuple[tuple[int, ...], int]] | None = None

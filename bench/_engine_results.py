@@ -275,7 +275,7 @@ class _Serial:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def imap_unordered(self, function: Any, work: list[Any]) -> Any:
+    def imap_unordered(self, function: Any, work: list[Any], chunksize: int = 1) -> Any:
         return map(function, work)
 
 

@@ -161,22 +161,28 @@ def test_a_bot_seated_twice_in_a_match_lists_it_once() -> None:
     assert [row["id"] for row in answer["results"]] == [match.pk]
 
 
-def test_a_game_whose_matches_lie_together_pages_by_its_own_index() -> None:
-    """Issue 47: ``?game=`` walked the match key from the newest match, skipping every
-    other game's, when the game's matches lay together (a game no longer played: the
-    planner expects them spread evenly over the key); now the page is one walk of the
-    (game, id) index from the cursor's position, first page and deep alike."""
-    with connection.cursor() as cursor:  # OLD Big Two matches, older than all the others
+def old_big_two(rated: bool, status: str) -> None:
+    """MATCHES / 2 Big Two matches of one status, inserted before ``seed``'s (so older
+    than all of them: a game whose matches lie together)."""
+    with connection.cursor() as cursor:
         cursor.execute(
             """INSERT INTO tournaments_match (number, game, variant, options, games,
             duplicate, rated, seed, time_control, limits, status, attempt, worker, faults,
             failure, timings, created_at, units, duel_round, duel_seating, part,
             part_attempt, sent_to, parts)
-            SELECT g, 'bigtwo', 'standard', '{}', 1, false, true, g, '{}', '{}', 'done',
+            SELECT g, 'bigtwo', 'standard', '{}', 1, false, %s, g, '{}', '{}', %s,
             1, '', '[]', '', '{}', now(), '', 0, 0, 0, 0, '', 0
             FROM generate_series(1, %s) g""",
-            [MATCHES // 2],
+            [rated, status, MATCHES // 2],
         )
+
+
+def test_a_game_whose_matches_lie_together_pages_by_its_own_index() -> None:
+    """Issue 47: ``?game=`` walked the match key from the newest match, skipping every
+    other game's, when the game's matches lay together (a game no longer played: the
+    planner expects them spread evenly over the key); now the page is one walk of the
+    (game, id) index from the cursor's position, first page and deep alike."""
+    old_big_two(rated=True, status="done")  # older than all the others
     seed()
     connection.cursor().execute('ANALYZE "tournaments_match"')
     pages = [APIClient().get("/api/matches/?game=bigtwo&page_size=10").json()]
@@ -201,17 +207,7 @@ def test_filters_given_together_walk_their_own_index() -> None:
     read a whole history (here 10,000 failed Big Two matches, or all 20,000 Oceans 11
     ones, to find the 3 failed Oceans 11 matches); each set of the walked filters now
     walks its own (fields..., id) index, and a page reads its own rows."""
-    with connection.cursor() as cursor:  # OLD Big Two matches, all failed
-        cursor.execute(
-            """INSERT INTO tournaments_match (number, game, variant, options, games,
-            duplicate, rated, seed, time_control, limits, status, attempt, worker, faults,
-            failure, timings, created_at, units, duel_round, duel_seating, part,
-            part_attempt, sent_to, parts)
-            SELECT g, 'bigtwo', 'standard', '{}', 1, false, false, g, '{}', '{}', 'failed',
-            1, '', '[]', '', '{}', now(), '', 0, 0, 0, 0, '', 0
-            FROM generate_series(1, %s) g""",
-            [MATCHES // 2],
-        )
+    old_big_two(rated=False, status="failed")
     seed()
     oceans = Match.objects.filter(game="oceans11").order_by("id").values_list("id", flat=True)
     oldest = list(oceans[:3])
