@@ -9,10 +9,12 @@ coverage below the band with a few bots far under it and their errors one-signed
 bias, not a deviation too narrow everywhere (the real open Fifteen Thirty-Five 6p cell:
 docs/ratings.md).
 
-``--start-deviation D`` is an experiment, not a setting: every module of the rating
-model that reads ``skill.START_DEVIATION`` (the prior every bot starts from, 350) and a new
-Skill's variance read D instead, in this process only, so that whether the prior's pull
-makes a cell's bias can be seen.
+``--start-deviation D`` and ``--field-prior D`` are experiments, not settings: every module
+of the rating model that reads ``skill.START_DEVIATION`` (the prior every bot's own rating
+starts from, 350) and a new Skill's variance read D instead, or the field pass's prior
+(``skill.FIELD_PRIOR_DEVIATION``, 500) is D, in this process only, so that whether a
+prior's pull makes a cell's bias can be seen (at 350 the field pass rated the real open
+Fifteen Thirty-Five field's strongest bot 221 Elo low at 5 plays).
 
 Run: ``python -m bench.ratings.coverage_by_bot --results engine --only open --seats 6
 --game fifteen35 [--bots B] [--sites N] [--seed S] [--start-deviation D]`` (100 sites of
@@ -42,7 +44,7 @@ Errors = dict[int, dict[int, list[tuple[float, float]]]]
 
 def start_from(deviation: float) -> None:
     """Make the prior's deviation ``deviation`` for this process (``--start-deviation``)."""
-    for module in (skill, field, global_rating, field_system):
+    for module in (skill, field, global_rating):
         module.START_DEVIATION = deviation  # type: ignore[attr-defined]
     names = [f.name for f in dataclasses.fields(skill.Skill) if f.init]
     defaults = list(skill.Skill.__init__.__defaults__ or ())
@@ -61,10 +63,13 @@ def main() -> None:
     parser.add_argument("--results", choices=("model", "engine"), default="model")
     parser.add_argument("--sites", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--start-deviation", type=float, help="experiment: the prior's, not 350")
+    parser.add_argument("--start-deviation", type=float, help="experiment: the start's, not 350")
+    parser.add_argument("--field-prior", type=float, help="experiment: the pass's, not 500")
     args = parser.parse_args()
     if args.start_deviation:
         start_from(args.start_deviation)
+    if args.field_prior:
+        field_system.FIELD_PRIOR_DEVIATION = args.field_prior
     setting = next(
         s
         for s in ladder.SETTINGS
@@ -90,7 +95,8 @@ def main() -> None:
 
     ladder.check = check
     tallies = ladder.measure(setting, args.sites, args.seed * 1000, 0)
-    prior = f", prior {args.start_deviation:.0f}" if args.start_deviation else ""
+    prior = f", start {args.start_deviation:.0f}" if args.start_deviation else ""
+    prior += f", field prior {args.field_prior:.0f}" if args.field_prior else ""
     cell = f"{args.only} {args.game} {args.seats}p, {args.results}{prior}"
     print(f"{cell}, {args.sites} sites, seed {args.seed}")
     for plays, tally in tallies.items():

@@ -15,7 +15,8 @@ import random
 import pytest
 
 from tournaments.rating.model import field
-from tournaments.rating.model.global_rating import START_DEVIATION, Skill, rate_units
+from tournaments.rating.model.global_rating import Skill, rate_units
+from tournaments.rating.model.skill import FIELD_PRIOR_DEVIATION
 from tournaments.rating.model.tournament_fit import SCALE, START_ELO, Placing
 
 S = math.log(10.0) / SCALE
@@ -49,7 +50,7 @@ def test_the_precision_is_symmetric_and_its_rows_sum_to_the_prior() -> None:
         for b, value in row.items():
             assert matrix[b][a] == pytest.approx(value)
         # Results only move differences: every row sums to the prior's precision.
-        assert sum(row.values()) == pytest.approx(1.0 / START_DEVIATION**2, rel=1e-6)
+        assert sum(row.values()) == pytest.approx(1.0 / FIELD_PRIOR_DEVIATION**2, rel=1e-6)
 
 
 def test_a_lone_pair_knows_its_difference_as_the_model_says() -> None:
@@ -59,7 +60,7 @@ def test_a_lone_pair_knows_its_difference_as_the_model_says() -> None:
     p = 1.0 / (1.0 + math.exp(-S * (found.elo[0] - found.elo[1])))
     tempering = field._tempering(skills[0])
     information = S * S * record.results * p * (1.0 - p) / tempering
-    prior = 1.0 / START_DEVIATION**2
+    prior = 1.0 / FIELD_PRIOR_DEVIATION**2
     # Two bots: the difference's precision is prior / 2 plus the pair's information.
     expected = 1.0 / (prior / 2.0 + information)
     assert found.difference(0, 1).deviation ** 2 == pytest.approx(expected, rel=0.02)
@@ -120,7 +121,7 @@ def test_opponents_outside_the_field_stay_fixed_where_they_were_met() -> None:
     record = skills[0].records[2]
     p = 1.0 / (1.0 + math.exp(-S * (skills[0].elo - record.seen)))
     fixed = S * S * record.results * p * (1.0 - p) / field._tempering(skills[0])
-    assert sum(matrix[0].values()) == pytest.approx(1.0 / START_DEVIATION**2 + fixed)
+    assert sum(matrix[0].values()) == pytest.approx(1.0 / FIELD_PRIOR_DEVIATION**2 + fixed)
     # The same through ``keys``: a record keyed by a version no bot of the field is now.
     renamed = {0: skills[0], 1: skills[1]}
     keyed = field.precision(renamed, {0: 0, 1: 1, 2: 7})

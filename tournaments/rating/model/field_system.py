@@ -20,7 +20,7 @@ from scipy import sparse  # type: ignore[import-untyped]
 
 from tournaments.rating.model.global_rating import _S
 from tournaments.rating.model.results import START_ELO
-from tournaments.rating.model.skill import START_DEVIATION
+from tournaments.rating.model.skill import FIELD_PRIOR_DEVIATION
 
 K = TypeVar("K", bound=Hashable)
 
@@ -108,11 +108,11 @@ def sparsity(
 
 def gradient_and_precision(links: Links[K], elo: np.ndarray) -> tuple[np.ndarray, sparse.csr_array]:
     """The field's log-posterior's gradient and negated curvature (Elo^-2) at ratings
-    ``elo``: each record informs its bot alone against an opponent outside the field,
-    or counts half from each side of a pair within it (each holds one, the mirror of the
-    other's)."""
+    ``elo``, its prior ``FIELD_PRIOR_DEVIATION`` around the start: each record informs its
+    bot alone against an opponent outside the field, or counts half from each side of a
+    pair within it (each holds one, the mirror of the other's)."""
     n = len(links.keys)
-    prior = 1.0 / START_DEVIATION**2
+    prior = 1.0 / FIELD_PRIOR_DEVIATION**2
     inside = links.other >= 0
     against = np.where(inside, elo[np.maximum(links.other, 0)], links.seen)
     expected = 1.0 / (1.0 + np.exp(_S * (against - elo[links.bot])))

@@ -19,6 +19,12 @@ from tournaments.rating.model.results import ELO_MAX, ELO_MIN, START_ELO, Z95, R
 
 #: A new bot's deviation (Elo): wide enough for any bot of the field.
 START_DEVIATION = 350.0
+#: The field pass's prior (Elo around the start): wider than a bot's own start, because the
+#: pass judges every bot's place in the whole field and a shrinkage as narrow as 350 pulls
+#: a bot far above or below its field too far at few plays (the real open Fifteen
+#: Thirty-Five field spans 1,069 Elo, its strongest 755 above the mean: at 350 it was
+#: rated 221 low at 5 plays and covered 0.82; docs/ratings.md, "The field pass's prior").
+FIELD_PRIOR_DEVIATION = 500.0
 #: The expected dispersion (``expected_dispersion``) counts as much as this many units of
 #: the one a bot has shown: the formula's (n + 1) / 3 assumes bots of equal strength, and
 #: a field's spread makes a placing's pairs less alike (measured 1.52 for four seats and
