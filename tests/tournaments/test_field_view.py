@@ -5,6 +5,7 @@ on a real worker."""
 
 from __future__ import annotations
 
+import importlib
 import random
 from datetime import timedelta
 from typing import Any
@@ -151,3 +152,19 @@ def test_an_operator_deleting_a_games_pass_has_the_next_one_refit_it(admin_clien
     answer = admin_client.post(f"/admin/tournaments/fieldpass/{last.pk}/delete/", {"post": "yes"})
     assert answer.status_code == 302 and not FieldPass.objects.exists()
     assert field_view.refresh("bigtwo") == "refitted"
+
+
+def test_the_new_field_prior_s_migration_has_every_game_refitted() -> None:
+    """Migration 0031 (the pass's prior 500, not 350): nothing new is rated, yet each game
+    with a stored pass is refitted at the next beat, so no view of the old prior stays."""
+    from django.apps import apps
+
+    migration = importlib.import_module("tournaments.migrations.0031_field_pass_prior_refit")
+    store(rated_states(4, 60, 10))
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert field_view.refresh("bigtwo") == "unchanged"
+    before = views()
+    migration.forget_what_the_passes_saw(apps, None)
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert all(v.fitted_at > before[b].fitted_at for b, v in views().items())
+    assert field_view.refresh("bigtwo") == "unchanged"
