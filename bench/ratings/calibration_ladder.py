@@ -33,7 +33,10 @@ tables far larger than a site (the value the fit converges to). Goal: coverage w
 ``--bots``, ``--seats``, ``--game``; ``--results engine``: every match drawn from real
 games of house bots of graded strength (bench/_engine_results.py), the truth their fit
 (Big Two 4p of 50 bots: played as drawn and the truth fitted to 40,000 random tables of
-them, bench/_engine_fresh.py).
+them, bench/_engine_fresh.py). ``--pool-units U`` and ``--own-weight-cap W`` are
+experiments, not settings: the field pass's ``field_dispersion.POOL_UNITS`` (8) or
+``OWN_WEIGHT_MAX`` (1.0) in this process only (``--pool-units 1e9``: every bot the pooled
+ratio; docs/ratings.md, "The field pass's prior").
 """
 
 from __future__ import annotations
@@ -374,7 +377,17 @@ def main() -> None:
         default=0,
         help="also report each cell's sites so far after every this many sites",
     )
+    parser.add_argument(
+        "--pool-units", type=float, help="experiment: field_dispersion.POOL_UNITS, not 8"
+    )
+    parser.add_argument(
+        "--own-weight-cap", type=float, help="experiment: field_dispersion.OWN_WEIGHT_MAX"
+    )
     args = parser.parse_args()
+    if args.pool_units is not None:
+        field_dispersion.POOL_UNITS = args.pool_units
+    if args.own_weight_cap is not None:
+        field_dispersion.OWN_WEIGHT_MAX = args.own_weight_cap
     chosen = [
         dataclasses.replace(s, results=args.results, truth=args.truth)
         for s in SETTINGS

@@ -43,6 +43,12 @@ K = TypeVar("K", bound=Hashable)
 #: 0.926-0.950; 10 took the closed 2-seat field to 0.974, 5 left it 0.955-0.969;
 #: docs/ratings.md).
 POOL_UNITS = 8.0
+#: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this. 1.0 (no cap)
+#: as landed; a cap below 1 keeps a bot of many units near the pooled ratio, which mends the
+#: 50-bot two-seat ladders' fall with plays (0.4: real Oceans 11 0.926 -> 0.945 at 20
+#: plays) but lifts closed fields at 10 plays over 0.97 (docs/ratings.md, "The field pass's
+#: prior"); ``calibration_ladder --own-weight-cap W`` tries one.
+OWN_WEIGHT_MAX = 1.0
 #: Fewer units than this sampled in the whole field: too few to measure the field's own
 #: dispersion, so each bot keeps its stored one.
 MIN_UNITS = 40
@@ -138,9 +144,9 @@ def _unit_rows(
 
 
 def temperings(sums: Sums, bots: Iterable[K]) -> dict[K, float] | None:
-    """Each bot's dispersion: its own ratio shrunk towards the pooled one by POOL_UNITS
-    (a bot with no unit sampled takes the pooled one); None when fewer than MIN_UNITS
-    bots' units were measured."""
+    """Each bot's dispersion: its own ratio shrunk towards the pooled one by POOL_UNITS,
+    its weight at most OWN_WEIGHT_MAX (a bot with no unit sampled takes the pooled one);
+    None when fewer than MIN_UNITS bots' units were measured."""
     pooled = sums.pooled()
     if pooled is None or sum(sums.units.values()) < MIN_UNITS:
         return None
@@ -148,7 +154,8 @@ def temperings(sums: Sums, bots: Iterable[K]) -> dict[K, float] | None:
     for bot in bots:
         units, information = sums.units.get(bot, 0), sums.information.get(bot, 0.0)
         own = _bounded(sums.spread[bot] / information) if information > 0.0 else pooled
-        found[bot] = (own * units + POOL_UNITS * pooled) / (units + POOL_UNITS)
+        weight = min(units / (units + POOL_UNITS), OWN_WEIGHT_MAX)
+        found[bot] = weight * own + (1.0 - weight) * pooled
     return found
 
 
