@@ -35,7 +35,7 @@ games of house bots of graded strength (bench/_engine_results.py), the truth the
 (Big Two 4p of 50 bots: played as drawn and the truth fitted to 40,000 random tables of
 them, bench/_engine_fresh.py). ``--pool-units U`` and ``--own-weight-cap W`` are
 experiments, not settings: the field pass's ``field_dispersion.POOL_UNITS`` (8) or
-``OWN_WEIGHT_MAX`` (1.0) in this process only (``--pool-units 1e9``: every bot the pooled
+``OWN_WEIGHT_MAX`` (0.5) in this process only (``--pool-units 1e9``: every bot the pooled
 ratio; docs/ratings.md, "The field pass's prior").
 """
 

@@ -64,9 +64,9 @@ def test_a_bots_own_ratio_is_shrunk_towards_the_pooled_one() -> None:
     assert pooled == pytest.approx(2.5)
     found = field_dispersion.temperings(sums, ["a", "b", "c"])
     assert found is not None
-    w = field_dispersion.POOL_UNITS
-    assert found["a"] == pytest.approx((1.0 * 30 + w * 2.5) / (30 + w))
-    assert found["b"] == pytest.approx((4.0 * 30 + w * 2.5) / (30 + w))
+    w = min(30 / (30 + field_dispersion.POOL_UNITS), field_dispersion.OWN_WEIGHT_MAX)
+    assert found["a"] == pytest.approx(w * 1.0 + (1 - w) * 2.5)
+    assert found["b"] == pytest.approx(w * 4.0 + (1 - w) * 2.5)
     assert found["c"] == pytest.approx(2.5)  # no unit sampled: the field's
 
 
@@ -78,7 +78,7 @@ def test_a_cap_on_the_own_weight_keeps_a_bot_of_many_units_near_the_pooled_ratio
         sums.add("a", 1.0, 1.0)  # ratio 1
         sums.add("b", 2.0, 1.0)  # ratio 4
     sums.add("c", 2.0, 1.0)  # one unit: ratio 4
-    assert field_dispersion.OWN_WEIGHT_MAX == 1.0  # as landed: no cap
+    assert field_dispersion.OWN_WEIGHT_MAX == 0.5  # as landed: never more than the field's
     monkeypatch.setattr(field_dispersion, "OWN_WEIGHT_MAX", 0.4)
     found = field_dispersion.temperings(sums, ["a", "b", "c"])
     assert found is not None

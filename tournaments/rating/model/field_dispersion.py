@@ -17,8 +17,8 @@ the field's ratings and the exact leverage v' C v (v the unit's information row 
 its information with each opponent, negated, and their sum for p itself), the model's
 expected squared score being v_p - v' C v (the sandwich's cluster correction with the
 fitted ratings' joint uncertainty). Each bot's ratio is shrunk towards the field's pooled
-one by POOL_UNITS units: a game's bots play the same game, and the pooled ratio is
-measured over thousands of units.
+one by POOL_UNITS units, its weight never over OWN_WEIGHT_MAX (a half): a game's bots play
+the same game, and the pooled ratio is measured over thousands of units.
 """
 
 from __future__ import annotations
@@ -43,12 +43,14 @@ K = TypeVar("K", bound=Hashable)
 #: 0.926-0.950; 10 took the closed 2-seat field to 0.974, 5 left it 0.955-0.969;
 #: docs/ratings.md).
 POOL_UNITS = 8.0
-#: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this. 1.0 (no cap)
-#: as landed; a cap below 1 keeps a bot of many units near the pooled ratio, which mends the
-#: 50-bot two-seat ladders' fall with plays (0.4: real Oceans 11 0.926 -> 0.945 at 20
-#: plays) but lifts closed fields at 10 plays over 0.97 (docs/ratings.md, "The field pass's
-#: prior"); ``calibration_ladder --own-weight-cap W`` tries one.
-OWN_WEIGHT_MAX = 1.0
+#: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
+#: ratio never counts for more than the field's pooled one. Uncapped, a bot of many units
+#: leant on its own ratio, whose noise goes with the bot's error (a ratio read low where
+#: the fit absorbed its results): the 50-bot two-seat ladders fell with plays (the real
+#: draw-heavy one 0.926 at 20 plays; 0.943 capped) while closed fields' 5 plays stay as they were
+#: (under 8 units the cap does not bind). docs/ratings.md, "The field pass's prior";
+#: ``calibration_ladder --own-weight-cap W`` tries another.
+OWN_WEIGHT_MAX = 0.5
 #: Fewer units than this sampled in the whole field: too few to measure the field's own
 #: dispersion, so each bot keeps its stored one.
 MIN_UNITS = 40
