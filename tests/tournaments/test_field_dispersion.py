@@ -70,23 +70,19 @@ def test_a_bots_own_ratio_is_shrunk_towards_the_pooled_one() -> None:
     assert found["c"] == pytest.approx(2.5)  # no unit sampled: the field's
 
 
-def test_a_cap_on_the_own_weight_keeps_a_bot_of_many_units_near_the_pooled_ratio(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_bot_of_many_units_weighs_its_own_ratio_no_more_than_the_fields() -> None:
     sums = field_dispersion.Sums()
     for _ in range(100):
         sums.add("a", 1.0, 1.0)  # ratio 1
         sums.add("b", 2.0, 1.0)  # ratio 4
     sums.add("c", 2.0, 1.0)  # one unit: ratio 4
-    assert field_dispersion.OWN_WEIGHT_MAX == 0.5  # as landed: never more than the field's
-    monkeypatch.setattr(field_dispersion, "OWN_WEIGHT_MAX", 0.4)
     found = field_dispersion.temperings(sums, ["a", "b", "c"])
-    assert found is not None
     pooled = sums.pooled()
-    assert pooled is not None
-    assert found["a"] == pytest.approx(0.4 * 1.0 + 0.6 * pooled)
-    assert found["b"] == pytest.approx(0.4 * 4.0 + 0.6 * pooled)
-    w = 1 / (1 + field_dispersion.POOL_UNITS)  # under the cap: as without it
+    assert found is not None and pooled is not None
+    assert field_dispersion.OWN_WEIGHT_MAX == 0.5
+    assert found["a"] == pytest.approx(0.5 * 1.0 + 0.5 * pooled)  # 100 / 108 capped
+    assert found["b"] == pytest.approx(0.5 * 4.0 + 0.5 * pooled)
+    w = 1 / (1 + field_dispersion.POOL_UNITS)  # under the cap: shrunk as before
     assert found["c"] == pytest.approx(w * 4.0 + (1 - w) * pooled)
 
 

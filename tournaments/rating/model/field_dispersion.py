@@ -44,11 +44,11 @@ K = TypeVar("K", bound=Hashable)
 #: docs/ratings.md).
 POOL_UNITS = 8.0
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
-#: ratio never counts for more than the field's pooled one. Uncapped, a bot of many units
-#: leant on its own ratio, whose noise goes with the bot's error (a ratio read low where
-#: the fit absorbed its results): the 50-bot two-seat ladders fell with plays (the real
-#: draw-heavy one 0.926 at 20 plays; 0.943 capped) while closed fields' 5 plays stay as they were
-#: (under 8 units the cap does not bind). docs/ratings.md, "The field pass's prior";
+#: ratio never counts for more than the field's pooled one (the cap binds from 8 units on,
+#: so 5 plays do not move). Uncapped, a bot of many units leant on its own ratio, whose
+#: noise goes with the bot's error (a ratio read low where the fit absorbed its results):
+#: the 50-bot two-seat ladders fell with plays (the real draw-heavy one 0.929 at 20 plays;
+#: 0.941 capped). docs/ratings.md, "The own ratio's weight, capped at a half";
 #: ``calibration_ladder --own-weight-cap W`` tries another.
 OWN_WEIGHT_MAX = 0.5
 #: Fewer units than this sampled in the whole field: too few to measure the field's own
