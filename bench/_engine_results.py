@@ -146,8 +146,12 @@ WIDE_FIELDS = {
 #: Fields of the open population (LADDER bots) where FIELDS' one samples its tables: every
 #: table, fewer deals each (as the wide fields: a site draws each match from its table's
 #: deals with replacement, and the truth is this library's fit). Fifteen Thirty-Five 6p:
-#: the 924 tables of 6 among 12, 6 deals each (``fifteen35 --seats 6 --bots 12``).
-OPEN_FIELDS = {("fifteen35", 6): Field("fifteen35", 6, deals=6)}
+#: the 924 tables of 6 among 12, 6 deals each (``fifteen35 --seats 6 --bots 12``); Big Two
+#: 4p: the 495 tables of 4 among 12, 30 deals each (``bigtwo --seats 4 --bots 12``).
+OPEN_FIELDS = {
+    ("fifteen35", 6): Field("fifteen35", 6, deals=6),
+    ("bigtwo", 4): Field("bigtwo", 4, deals=30),
+}
 
 
 def field_of(game: str, seats: int, bots: int) -> Field | None:

@@ -8,8 +8,11 @@ larger population). This bench adds the schedules that gave dishonest intervals:
   results are rated; bench.ratings.ladder_schedule's League), 2, 4 and 6 seats, 8 and 50 bots;
   ``linked``, the service's (exploring), reads the one rating as the ladder does: the
   field pass's view, a pass every ``pass_tables`` tables;
-- ``closed``: round robins of the same 8 bots, round after round (a closed field);
-- ``open``: each round a round robin of 6 bots drawn from 12 (bench.ratings.calibration's sites).
+- ``closed``: round robins of the same 8 (or 50) bots, round after round (a closed field:
+  one tournament of every bot; at 50 bots its balanced set of tables, a round far longer
+  than 20 plays a bot);
+- ``open``: each round a round robin of 6 bots drawn from 12 (bench.ratings.calibration's
+  sites), or from 50.
 
 Every match is one duplicate deal rated as the service rates it
 (``global_rating.rate_units`` on the units of ``units.match_units``); the results come
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import itertools
 import math
 import random
@@ -194,13 +198,29 @@ def tables(setting: Setting, league: League, rng: random.Random) -> Iterator[tup
             yield from batch
     bots = sorted(league.skills)
     if setting.schedule == "closed":
-        one_round = schedule(len(bots), setting.seats, 1, rng.randrange(2**31))
+        one_round = closed_round(bots, setting.seats, rng)
         while True:
             yield from (tuple(bots[i] for i in t) for t in one_round)
     while True:  # open: a round robin of OPEN_TABLE drawn at random, again and again
         entrants = rng.sample(bots, OPEN_TABLE)
         for t in schedule(OPEN_TABLE, setting.seats, 1, rng.randrange(2**31)):
             yield tuple(entrants[i] for i in t)
+
+
+def closed_round(bots: list[int], seats: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """One round of a closed field's tournament, seats given as places in ``bots``. A
+    balanced set of 50 bots takes seconds to build, so every site of such a cell plays the
+    cell's one design with its bots shuffled (the same tables, other bots at each place)."""
+    if len(bots) <= OPEN_POPULATION:
+        return schedule(len(bots), seats, 1, rng.randrange(2**31))
+    place = rng.sample(range(len(bots)), len(bots))
+    return [tuple(place[i] for i in t) for t in design(len(bots), seats)]
+
+
+@functools.cache
+def design(bots: int, seats: int) -> list[tuple[int, ...]]:
+    """The service's round robin of ``bots`` at ``seats`` (one fixed seed)."""
+    return schedule(bots, seats, 1, 0)
 
 
 def check(snapshot: Snapshot, true: dict[int, float], tally: Tally) -> None:
@@ -282,10 +302,9 @@ def measure(setting: Setting, sites: int, seed: int, every: int = 0) -> dict[int
     estimate."""
     began = time.perf_counter()
     rng = random.Random(seed)
-    population = OPEN_POPULATION if setting.schedule == "open" else setting.bots
-    skills = {b: STEP[population] * b for b in range(population)}
+    skills = {b: STEP[setting.bots] * b for b in range(setting.bots)}
     truth_rng = random.Random(seed + 1)
-    true = truth(setting, skills, truth_rng, 5000 * population)
+    true = truth(setting, skills, truth_rng, 5000 * setting.bots)
     tallies = {c: Tally() for c in CHECKPOINTS}
     played = []
     for number in range(1, sites + 1):
@@ -300,7 +319,7 @@ def measure(setting: Setting, sites: int, seed: int, every: int = 0) -> dict[int
     if setting.truth == "schedule":
         design = [t for _, tables_of in played for t in tables_of]
         true = pool_fit(
-            setting, skills, lambda: truth_rng.choice(design), truth_rng, 5000 * population
+            setting, skills, lambda: truth_rng.choice(design), truth_rng, 5000 * setting.bots
         )
         for snapshots, _ in played:
             for plays, snapshot in snapshots.items():
@@ -339,8 +358,11 @@ SETTINGS = [
         for b in (8, 50)
         for g, n in (("bigtwo", 2), ("oceans11", 2), ("bigtwo", 4), ("fifteen35", 6))
     ),
-    *(Setting("closed", g, n, 8) for g, n in (("bigtwo", 2), ("bigtwo", 4), ("fifteen35", 6))),
-    *(Setting("open", g, n, 12) for g, n in (("bigtwo", 2), ("bigtwo", 4), ("fifteen35", 6))),
+    *(
+        Setting(kind, g, n, b)
+        for kind, b in (("closed", 8), ("open", OPEN_POPULATION), ("closed", 50), ("open", 50))
+        for g, n in (("bigtwo", 2), ("bigtwo", 4), ("fifteen35", 6))
+    ),
 ]
 
 
@@ -356,7 +378,9 @@ def main() -> None:
         "then report the seeds pooled",
     )
     parser.add_argument("--only", choices=("ladder", "linked", "closed", "open"))
-    parser.add_argument("--bots", type=int, choices=(8, 50))
+    parser.add_argument(
+        "--bots", type=int, choices=(8, 50), help="8: the small fields (open: 12), or 50"
+    )
     parser.add_argument("--seats", type=int, choices=(2, 4, 6))
     parser.add_argument("--game", choices=sorted(SHAPES))
     parser.add_argument(
@@ -391,12 +415,9 @@ def main() -> None:
     chosen = [
         dataclasses.replace(s, results=args.results, truth=args.truth)
         for s in SETTINGS
-        if args.results == "model"
-        or _engine_results.engine_ready(
-            s.game, s.seats, OPEN_POPULATION if s.schedule == "open" else s.bots
-        )
+        if args.results == "model" or _engine_results.engine_ready(s.game, s.seats, s.bots)
         if (args.only is None or s.schedule == args.only)
-        and (args.bots is None or s.bots == args.bots or s.schedule == "open")
+        and (args.bots is None or (s.bots > OPEN_POPULATION) == (args.bots > OPEN_POPULATION))
         and (args.seats is None or s.seats == args.seats)
         and (args.game is None or s.game == args.game)
     ]

@@ -106,7 +106,8 @@ def test_each_cell_finds_the_field_that_holds_every_table_it_may_seat() -> None:
     """Fields of up to LADDER bots stand for the 8- and 12-bot cells; the wide field of
     50 bots (q in even steps, every one distinct) for the 50-bot cells, only where its
     library holds every table (Big Two 4p's is played as drawn); Fifteen Thirty-Five's 28
-    tables for 8 bots, and for the open 12 its open field of all 924 tables."""
+    tables and Big Two 4p's 70 for 8 bots, and for the open 12 their open fields of all 924
+    and 495 tables."""
     ready = _engine_results.engine_ready
     wide = _engine_results.field_of("bigtwo", 2, 50)
     assert wide is _engine_results.WIDE_FIELDS["bigtwo", 2]
@@ -122,3 +123,8 @@ def test_each_cell_finds_the_field_that_holds_every_table_it_may_seat() -> None:
     found = _engine_results.field_of("fifteen35", 6, 12)
     assert found is _engine_results.OPEN_FIELDS["fifteen35", 6]
     assert found is not None and len(_engine_results.tables_of(found, 12)) == 924
+    assert ready("bigtwo", 4, 8) and ready("bigtwo", 4, 12)
+    assert _engine_results.field_of("bigtwo", 4, 8) is _engine_results.FIELDS["bigtwo", 4]
+    found = _engine_results.field_of("bigtwo", 4, 12)
+    assert found is _engine_results.OPEN_FIELDS["bigtwo", 4]
+    assert found is not None and len(_engine_results.tables_of(found, 12)) == 495
