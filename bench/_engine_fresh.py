@@ -68,7 +68,8 @@ FRESH_FIELDS = {
     ("bigtwo", 4): Wide(Field("bigtwo", 4, deals=10_000, qs=even_steps(WIDE)), 40_000),
 }
 
-#: Deals written between two commits (a stopped run loses at most these).
+#: Deals the truth's build writes between two commits (a stopped build loses at most these;
+#: a deal played as a bench draws it is committed at once).
 COMMIT_EVERY = 50
 
 
@@ -93,6 +94,7 @@ class Fresh:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(self.path, timeout=60)
         self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")  # a cache: a crash loses deals, not the file
         self.db.execute(
             "CREATE TABLE IF NOT EXISTS deals (tbl TEXT, j INTEGER, result TEXT, "
             "PRIMARY KEY (tbl, j))"
@@ -111,6 +113,8 @@ class Fresh:
             return dict(json.loads(row[0]))
         _, _, text = _play((self.field, table, j))
         self._store([(table, j, text)])
+        self.db.commit()  # at once: benches of other cells may share this field's cache, and
+        self.unsaved = 0  # a write left open would hold them all while this one plays on
         self.played += 1
         return dict(json.loads(text))
 
