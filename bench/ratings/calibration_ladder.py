@@ -214,11 +214,11 @@ def closed_round(bots: list[int], seats: int, rng: random.Random) -> list[tuple[
     if len(bots) <= OPEN_POPULATION:
         return schedule(len(bots), seats, 1, rng.randrange(2**31))
     place = rng.sample(range(len(bots)), len(bots))
-    return [tuple(place[i] for i in t) for t in design(len(bots), seats)]
+    return [tuple(place[i] for i in t) for t in balanced_set(len(bots), seats)]
 
 
 @functools.cache
-def design(bots: int, seats: int) -> list[tuple[int, ...]]:
+def balanced_set(bots: int, seats: int) -> list[tuple[int, ...]]:
     """The service's round robin of ``bots`` at ``seats`` (one fixed seed)."""
     return schedule(bots, seats, 1, 0)
 

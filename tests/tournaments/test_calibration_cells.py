@@ -21,7 +21,7 @@ def test_a_50_bot_closed_site_plays_the_one_design_with_its_bots_shuffled() -> N
     """Each site seats the cell's one balanced set (built once: it takes seconds) with
     its bots placed at random, so every bot still plays as often as every other."""
     bots = list(range(50))
-    design = bench.design(50, 4)
+    design = bench.balanced_set(50, 4)
     first = bench.closed_round(bots, 4, random.Random(1))
     second = bench.closed_round(bots, 4, random.Random(2))
     assert len(first) == len(second) == len(design)
