@@ -602,7 +602,9 @@ class FieldRating(models.Model):
 class FieldPass(models.Model):
     """A game's last field pass: what it saw (``bots`` rated and their ``matches``
     summed, so a pass with nothing new is skipped), when it ended and how long it took;
-    ``running_since`` is the claim of a pass under way (a conditional UPDATE)."""
+    ``running_since`` is the claim of a pass under way (a conditional UPDATE); ``spread``:
+    how spread it found the game's field (Elo; rating.model.field_spread), which the pages'
+    own comparisons count as the pass's deviations do (null: no pass yet)."""
 
     game = models.CharField(max_length=32, unique=True)
     bots = models.PositiveIntegerField(default=0)
@@ -610,6 +612,7 @@ class FieldPass(models.Model):
     ran_at = models.DateTimeField(null=True, blank=True)
     seconds = models.FloatField(default=0.0)
     running_since = models.DateTimeField(null=True, blank=True)
+    spread = models.FloatField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "field passes"  # the admin's list, not "field passs"

@@ -36,10 +36,13 @@ tables far larger than a site (the value the fit converges to). Goal: coverage w
 ``--bots``, ``--seats``, ``--game``; ``--results engine``: every match drawn from real
 games of house bots of graded strength (bench/_engine_results.py), the truth their fit
 (Big Two 4p of 50 bots: played as drawn and the truth fitted to 40,000 random tables of
-them, bench/_engine_fresh.py). ``--pool-units U`` and ``--own-weight-cap W`` are
-experiments, not settings: the field pass's ``field_dispersion.POOL_UNITS`` (8) or
-``OWN_WEIGHT_MAX`` (0.5) in this process only (``--pool-units 1e9``: every bot the pooled
-ratio; docs/ratings.md, "The field pass's prior").
+them, bench/_engine_fresh.py). ``--pool-units U``, ``--own-weight-cap W``,
+``--count-spread`` and ``--prior-bots B`` are experiments, not settings: the field pass's
+``field_dispersion.POOL_UNITS`` (8; ``inf``: every bot the pooled ratio),
+``OWN_WEIGHT_MAX`` (0.5), ``COUNT_SPREAD`` (off: the deviations count the field's own
+spread, ``field_spread``) or ``field_spread.PRIOR_BOTS`` (2) in this process only
+(docs/ratings.md, "The field pass's prior" and "The deviation counting the field's own
+spread, tried").
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ from tournaments.competitions import matchmaking
 from tournaments.competitions.schedule import schedule
 from tournaments.rating.model import field as joint
 from tournaments.rating.model import field_deviations as deviations
-from tournaments.rating.model import field_dispersion, tournament_fit
+from tournaments.rating.model import field_dispersion, field_spread, tournament_fit
 from tournaments.rating.model.global_rating import Skill
 from tournaments.rating.model.tournament_fit import Z95
 from tournaments.rating.model.units import match_units
@@ -405,6 +408,14 @@ def main() -> None:
         "--pool-units", type=float, help="experiment: field_dispersion.POOL_UNITS, not 8"
     )
     parser.add_argument(
+        "--count-spread",
+        action="store_true",
+        help="experiment: field_dispersion.COUNT_SPREAD (the deviations count the field's spread)",
+    )
+    parser.add_argument(
+        "--prior-bots", type=float, help="experiment: field_spread.PRIOR_BOTS, not 2"
+    )
+    parser.add_argument(
         "--own-weight-cap", type=float, help="experiment: field_dispersion.OWN_WEIGHT_MAX"
     )
     args = parser.parse_args()
@@ -412,6 +423,9 @@ def main() -> None:
         field_dispersion.POOL_UNITS = args.pool_units
     if args.own_weight_cap is not None:
         field_dispersion.OWN_WEIGHT_MAX = args.own_weight_cap
+    if args.prior_bots is not None:
+        field_spread.PRIOR_BOTS = args.prior_bots
+    field_dispersion.COUNT_SPREAD = args.count_spread
     chosen = [
         dataclasses.replace(s, results=args.results, truth=args.truth)
         for s in SETTINGS

@@ -5,6 +5,7 @@ on a real worker."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import random
 from datetime import timedelta
@@ -20,6 +21,7 @@ from tests.tournaments.test_field_store import rated_states, store
 from tournaments.models import FieldPass, FieldRating, Match, Seat
 from tournaments.play import tasks
 from tournaments.rating.model import field_dispersion
+from tournaments.rating.model.skill import FIELD_PRIOR_DEVIATION
 from tournaments.rating.stored import field_store, field_view, match_rating
 
 pytestmark = pytest.mark.django_db
@@ -152,6 +154,28 @@ def test_an_operator_deleting_a_games_pass_has_the_next_one_refit_it(admin_clien
     answer = admin_client.post(f"/admin/tournaments/fieldpass/{last.pk}/delete/", {"post": "yes"})
     assert answer.status_code == 302 and not FieldPass.objects.exists()
     assert field_view.refresh("bigtwo") == "refitted"
+
+
+def test_a_pass_counting_the_spread_stores_it_and_the_pages_comparisons_count_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The experiment ``field_dispersion.COUNT_SPREAD``: off, the pass stores no spread."""
+    store(rated_states(8, 160, 5))
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert FieldPass.objects.get(game="bigtwo").spread is None
+    monkeypatch.setattr(field_dispersion, "COUNT_SPREAD", True)
+    FieldPass.objects.filter(game="bigtwo").update(bots=0, matches=0)
+    assert field_view.refresh("bigtwo") == "refitted"
+    spread = FieldPass.objects.get(game="bigtwo").spread
+    assert spread is not None and 0.0 < spread < FIELD_PRIOR_DEVIATION
+    whole = field_store.game_field("bigtwo")
+    assert whole.spread == spread
+    for bot, view in views().items():
+        assert view.deviation == pytest.approx(whole.deviation(bot), rel=1e-6)
+    a, b = sorted(whole.elo)[:2]
+    compared = field_store.compare("bigtwo", a, b)
+    at_the_prior = dataclasses.replace(whole, spread=None).difference(a, b)
+    assert compared is not None and compared.deviation < at_the_prior.deviation
 
 
 def test_the_new_field_prior_s_migration_has_every_game_refitted() -> None:

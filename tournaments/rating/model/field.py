@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
@@ -29,6 +30,7 @@ import numpy as np
 from scipy import sparse  # type: ignore[import-untyped]
 
 from tournaments.rating.model import field_system as system
+from tournaments.rating.model.field_spread import shrink
 from tournaments.rating.model.global_rating import _S, CONVERGED, NEWTON_STEPS
 from tournaments.rating.model.results import Z95, Record
 from tournaments.rating.model.skill import START_DEVIATION, Skill
@@ -232,12 +234,22 @@ def _refit(
 class Field(Generic[K]):
     """The field's ratings (``elo``) and their joint precision at them (``csr``, a CSR
     matrix in the order of ``keys``); ``dispersion``: each bot's tempering where it was
-    given (else the stored one's)."""
+    given (else the stored one's); ``spread``: how spread the field is (Elo), where measured
+    (``field_spread``: the deviations count the prior's pull over a field that spread, not
+    over one of 500); ``joint``: its covariance where the pass already has it
+    (``field_deviations.with_spread``)."""
 
     elo: Mapping[K, float]
     keys: list[K]
     csr: sparse.csr_array
     dispersion: Mapping[K, float] | None = None
+    spread: float | None = None
+    joint: object | None = dataclass_field(default=None, compare=False, repr=False)
+
+    @property
+    def shrink(self) -> float:
+        """What the covariance H^-1 loses as H^-2 times this (``field_spread.shrink``)."""
+        return shrink(self.spread)
 
     @cached_property
     def matrix(self) -> Sparse[K]:
@@ -259,7 +271,7 @@ class Field(Generic[K]):
         """A's rating less B's, with its joint uncertainty."""
         estimate = self.elo[a] - self.elo[b]
         contrast = self.contrast({a: 1.0}) - self.contrast({b: 1.0})
-        deviation = math.sqrt(system.contrast_variance(self.csr, contrast))
+        deviation = math.sqrt(system.contrast_variance(self.csr, contrast, self.shrink))
         if deviation > 0.0:
             probability = _normal_cdf(estimate / deviation)
         else:
@@ -271,6 +283,7 @@ class Field(Generic[K]):
         """The whole joint covariance (Elo^2): one solve for every bot (for fields of tens
         of bots; a page needs only ``difference`` or ``deviation``)."""
         found = system.solve(self.csr, np.eye(len(self.keys)))
+        found -= self.shrink * (found @ found)
         return {
             k: dict(zip(self.keys, found[:, i].tolist(), strict=True))
             for i, k in enumerate(self.keys)
@@ -280,7 +293,7 @@ class Field(Generic[K]):
         """The deviation of the bot's rating measured from the field's mean: the
         uncertainty of its place against the others."""
         contrast = self.contrast({bot: 1.0}) - 1.0 / len(self.keys)
-        return math.sqrt(system.contrast_variance(self.csr, contrast))
+        return math.sqrt(system.contrast_variance(self.csr, contrast, self.shrink))
 
 
 def field_of(

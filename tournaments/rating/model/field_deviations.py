@@ -19,10 +19,17 @@ covariance is a small fraction of a variance. Several draws of the signs (PROBE_
 that rest. The cost is the colours times the repeats of sparse solves, all at once: linear
 in the records. bench.ratings.field_pass prints the largest difference from the exact
 deviations where both run.
+
+The deviations count the prior's pull over a field as spread as this one
+(``field_spread``): the covariance is H^-1 - shrink H^-2. Dense, that is one
+eigendecomposition (its spread comes from the same); probed, each probe's squared
+entries summed over its colours estimate the diagonal of H^-2 as its products estimate
+H^-1's (Hutchinson's estimate of a square's diagonal).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -31,6 +38,7 @@ from typing import TypeVar
 import numpy as np
 from scipy import sparse  # type: ignore[import-untyped]
 
+from tournaments.rating.model import field_spread
 from tournaments.rating.model import field_system as system
 from tournaments.rating.model.field import Field
 
@@ -70,6 +78,7 @@ def differences(found: Field[K], pairs: Sequence[tuple[K, K]]) -> list[float]:
         contrasts[found.index[b], column] -= 1.0
     solved = system.solve(found.csr, contrasts)
     variances = np.einsum("ij,ij->j", contrasts, solved)
+    variances -= found.shrink * np.einsum("ij,ij->j", solved, solved)
     return [math.sqrt(max(float(v), 0.0)) for v in variances]
 
 
@@ -93,11 +102,35 @@ class Covariance:
 
 
 def covariance(found: Field[K], exact: bool | None = None) -> Covariance:
-    """The field's covariance: dense and exact up to DENSE_BOTS bots (or as ``exact``
-    says), probed above."""
+    """The field's covariance at its spread (``Field.shrink``): the one the pass kept
+    (``Field.joint``), else dense and exact up to DENSE_BOTS bots (or as ``exact`` says),
+    probed above."""
+    if exact is None and isinstance(found.joint, Covariance):
+        return found.joint
     if exact if exact is not None else len(found.keys) <= DENSE_BOTS:
-        return Dense(np.linalg.inv(found.csr.toarray()))
-    return Probed.of(found.csr)
+        if found.shrink == 0.0:
+            return Dense(np.linalg.inv(found.csr.toarray()))
+        return Dense.of(*field_spread.spectrum(found.csr.toarray()), found.shrink)
+    return Probed.of(found.csr, shrink=found.shrink)
+
+
+def with_spread(found: Field[K]) -> Field[K]:
+    """``found`` with its own spread measured (``field_spread``) and its covariance at that
+    spread kept for ``against_mean``: one eigendecomposition up to DENSE_BOTS bots, above
+    one probing and the spread one EM step from the prior's."""
+    if not found.keys:
+        return found
+    elo = np.fromiter((found.elo[k] for k in found.keys), float, len(found.keys))
+    joint: Covariance
+    if len(found.keys) <= DENSE_BOTS:
+        values, vectors = field_spread.spectrum(found.csr.toarray())
+        spread = field_spread.fitted_spread(values, vectors, elo)
+        joint = Dense.of(values, vectors, field_spread.shrink(spread))
+    else:
+        probed = Probed.of(found.csr)
+        spread = field_spread.one_step_spread(elo, probed.variances())
+        joint = dataclasses.replace(probed, shrink=field_spread.shrink(spread))
+    return dataclasses.replace(found, spread=spread, joint=joint)
 
 
 @dataclass(frozen=True)
@@ -105,6 +138,12 @@ class Dense(Covariance):
     """The inverse of the precision matrix."""
 
     matrix: np.ndarray
+
+    @staticmethod
+    def of(values: np.ndarray, vectors: np.ndarray, shrink: float) -> Dense:
+        """H^-1 - shrink H^-2 from H's spectrum."""
+        inverse = 1.0 / values
+        return Dense((vectors * (inverse - shrink * inverse * inverse)) @ vectors.T)
 
     def variances(self) -> np.ndarray:
         sums = self.matrix.sum(axis=1)
@@ -121,15 +160,23 @@ class Dense(Covariance):
 @dataclass(frozen=True)
 class Probed(Covariance):
     """M = P H^-1 P probed: for each draw r, ``signs[r]`` (each bot's random sign) and
-    ``solved[r]`` (column c: M times the signs of colour c's bots)."""
+    ``solved[r]`` (column c: M times the signs of colour c's bots). ``shrink``: the
+    variances are M's less shrink times M²'s (``field_spread``); ``block`` and
+    ``entries`` stay M's (the dispersion's leverage, on a field fitted without one)."""
 
     colours: np.ndarray
     signs: list[np.ndarray]
     solved: list[np.ndarray]
     floor: np.ndarray
+    shrink: float = 0.0
 
     @staticmethod
-    def of(matrix: sparse.csr_array, repeats: int | None = None, seed: int = 0) -> Probed:
+    def of(
+        matrix: sparse.csr_array,
+        repeats: int | None = None,
+        seed: int = 0,
+        shrink: float = 0.0,
+    ) -> Probed:
         colours = colouring(matrix)
         n, width = len(colours), int(colours.max()) + 1
         if repeats is None:
@@ -143,12 +190,19 @@ class Probed(Covariance):
         solved = system.solve(matrix, probes, PROBE_TOLERANCE)
         solved -= solved.mean(axis=0)
         columns = [solved[:, r * width : (r + 1) * width] for r in range(repeats)]
-        return Probed(colours, signs, columns, lower_bound(matrix))
+        return Probed(colours, signs, columns, lower_bound(matrix), shrink)
 
     def variances(self) -> np.ndarray:
         rows = np.arange(len(self.colours))
         found = [s * y[rows, self.colours] for s, y in zip(self.signs, self.solved, strict=True)]
-        return np.maximum(np.mean(found, axis=0), self.floor)
+        variances = np.maximum(np.mean(found, axis=0), self.floor)
+        if self.shrink == 0.0:
+            return variances
+        # Each colour's probe holds row i of M at that colour's bots (times their signs):
+        # its square, summed over the colours, is (M²)_ii up to the products of a row's
+        # entries at bots of one colour, which the random signs average away.
+        squares = np.mean([np.sum(y * y, axis=1) for y in self.solved], axis=0)
+        return np.maximum(variances - self.shrink * squares, 0.0)
 
     def block(self, at: list[int]) -> np.ndarray:
         colours = self.colours[at]

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from tournaments.rating.model.field import Field, Stored, field_of
-from tournaments.rating.model.field_deviations import covariance
+from tournaments.rating.model.field_deviations import covariance, with_spread
 from tournaments.rating.model.global_rating import _S
 from tournaments.rating.model.results import Placing, pairwise
 from tournaments.rating.model.skill import DISPERSION_MAX, DISPERSION_MIN, Skill
@@ -41,8 +41,14 @@ K = TypeVar("K", bound=Hashable)
 #: field's pooled one (chosen by bench.ratings.calibration_ladder: 5 and 10 both centred the
 #: 50-bot 4-seat ladder, 0.941-0.950 and 0.944-0.958, where a bot's own alone left
 #: 0.926-0.950; 10 took the closed 2-seat field to 0.974, 5 left it 0.955-0.969;
-#: docs/ratings.md).
+#: docs/ratings.md). ``calibration_ladder --pool-units inf``: every bot the pooled ratio.
 POOL_UNITS = 8.0
+#: An experiment, off: the deviations count the field's own spread (``field_spread``,
+#: ``field_deviations.with_spread``) instead of the prior's 500. With every bot on the
+#: pooled ratio it takes the 50-bot closed and open fields into the band at 5 plays, and
+#: lifts the 8-bot four- and six-seat ones above it (docs/ratings.md, "The deviation
+#: counting the field's own spread, tried"); ``calibration_ladder --count-spread``.
+COUNT_SPREAD = False
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
 #: ratio never counts for more than the field's pooled one (the cap binds from 8 units on,
 #: so 5 plays do not move). Uncapped, a bot of many units leant on its own ratio, whose
@@ -169,9 +175,12 @@ def measured_field(
     """The field refitted with the dispersion its units show: fitted first with
     dispersion 1 (its precision is then the information), the dispersion measured there
     (``unit_sums``), then fitted again with it. Without units, the stored dispersions'
-    field (``field_of``)."""
+    field (``field_of``). With COUNT_SPREAD, its own spread measured too
+    (``field_deviations.with_spread``), which its deviations then count."""
     plain = field_of(skills, keys, dispersion=dict.fromkeys(skills, 1.0))
     dispersion = temperings(unit_sums(plain, units), skills)
     if dispersion is None:
-        return field_of(skills, keys)
-    return field_of(skills, keys, dispersion=dispersion, start=plain.elo)
+        found = field_of(skills, keys)
+    else:
+        found = field_of(skills, keys, dispersion=dispersion, start=plain.elo)
+    return with_spread(found) if COUNT_SPREAD else found

@@ -174,6 +174,8 @@ def refit(links: Links[K], elo: np.ndarray, steps: int, converged: float) -> np.
     return elo
 
 
-def contrast_variance(matrix: sparse.csr_array, contrast: np.ndarray) -> float:
-    """c' H^-1 c: the variance (Elo^2) of the combination ``contrast`` of ratings."""
-    return max(float(contrast @ solve(matrix, contrast)), 0.0)
+def contrast_variance(matrix: sparse.csr_array, contrast: np.ndarray, shrink: float = 0.0) -> float:
+    """c' H^-1 c - shrink |H^-1 c|²: the variance (Elo^2) of the combination ``contrast``
+    of ratings (``field_spread``: less the prior's pull beyond the field's own spread)."""
+    solved = solve(matrix, contrast)
+    return max(float(contrast @ solved - shrink * (solved @ solved)), 0.0)

@@ -10,13 +10,14 @@ bounded by the game's rated bots and their records.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Iterable
 
 import numpy as np
 from django.db import connection
 from django.db.models import QuerySet
 
-from tournaments.models import BotVersion, Match, Rating, RatingRecord, Seat
+from tournaments.models import BotVersion, FieldPass, Match, Rating, RatingRecord, Seat
 from tournaments.rating.model import field, field_dispersion
 from tournaments.rating.model.results import Placing
 from tournaments.rating.stored import match_rating
@@ -36,8 +37,9 @@ def game_field(
     """The joint view (``field.field_of``) of every rated bot of ``game``, by bot id:
     refitted as a whole when ``whole``, else at the stored ratings. ``units``: refitted
     with the dispersion those units show (``field_dispersion.measured_field``; the field
-    pass gives it the game's recent ones); without, each bot's dispersion as the last
-    pass measured it (``FieldRating.dispersion``), its stored one's where none.
+    pass gives it the game's recent ones, and measures the field's spread); without, each
+    bot's dispersion and the field's spread as the last pass measured them
+    (``FieldRating.dispersion``, ``FieldPass.spread``), its stored one's where none.
 
     ``bots``: only these bots are fitted together; every other opponent stays where each
     record last met it. A page's cost is then bounded by the bots it shows, not by the
@@ -45,7 +47,9 @@ def game_field(
     stored, measured = game_records(game, bots)
     if units is not None:
         return field_dispersion.measured_field(stored, units)
-    return field.field_of(stored, whole=whole, dispersion=measured)
+    spread = FieldPass.objects.filter(game=game).values_list("spread", flat=True).first()
+    found = field.field_of(stored, whole=whole, dispersion=measured)
+    return dataclasses.replace(found, spread=spread)
 
 
 def game_records(
