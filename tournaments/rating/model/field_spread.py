@@ -1,5 +1,7 @@
 """How spread a game's field is, and the part of each deviation its prior should not claim
-(issue 47).
+(issue 47). An experiment, off in the service (``field_dispersion.COUNT_SPREAD``):
+docs/ratings.md, "The deviation counting the field's own spread, tried", has what it
+mends and what it does not.
 
 The field pass fits every bot with the prior 1500 +- 500 (``skill.FIELD_PRIOR_DEVIATION``):
 wide, so that it pulls a bot far from the field's centre little. Its posterior covariance
@@ -7,8 +9,7 @@ H^-1 then counts the prior as if the field's bots really were spread by 500 Elo.
 out, H^-1 = H^-1 F H^-1 + H^-1 P H^-1 (F the records' information, P = I / 500²): the
 first term is the noise of the results, the second the prior's pull, its bias, averaged
 over bots spread by 500. A field of 50 model bots is spread by about 160; at 5 plays in a
-sparse closed or open field the second term is large, and the intervals covered 0.971-0.977
-(docs/ratings.md, "The deviation counts the field's own spread").
+sparse closed or open field the second term is large, and the intervals covered 0.971-0.977.
 
 So the deviations count the bias over a field spread as this one is: with its spread s,
 the mean square of the error is H^-1 F H^-1 + s² H^-1 P² H^-1 = H^-1 - shrink H^-2,
@@ -34,8 +35,8 @@ from tournaments.rating.model.skill import FIELD_PRIOR_DEVIATION
 
 K = TypeVar("K", bound=Hashable)
 
-#: The prior's own spread (500) counts as much as this many bots' (chosen by
-#: bench.ratings.calibration_ladder: 2 took every cell into the band; docs/ratings.md).
+#: The prior's own spread (500) counts as much as this many bots' (``calibration_ladder
+#: --prior-bots``: 4 lifted the 8-bot Oceans 11 ladder at 5 plays from 0.948 to 0.958).
 PRIOR_BOTS = 2.0
 #: The fixed point is reached when the spread² moves less than this share.
 CONVERGED = 1e-7
