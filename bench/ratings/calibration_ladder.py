@@ -416,6 +416,11 @@ def main() -> None:
         "--prior-bots", type=float, help="experiment: field_spread.PRIOR_BOTS, not 2"
     )
     parser.add_argument(
+        "--measure-at-spread",
+        action="store_true",
+        help="experiment, with --count-spread: field_dispersion.MEASURE_AT_SPREAD",
+    )
+    parser.add_argument(
         "--own-weight-cap", type=float, help="experiment: field_dispersion.OWN_WEIGHT_MAX"
     )
     args = parser.parse_args()
@@ -426,6 +431,7 @@ def main() -> None:
     if args.prior_bots is not None:
         field_spread.PRIOR_BOTS = args.prior_bots
     field_dispersion.COUNT_SPREAD = args.count_spread
+    field_dispersion.MEASURE_AT_SPREAD = args.measure_at_spread
     chosen = [
         dataclasses.replace(s, results=args.results, truth=args.truth)
         for s in SETTINGS

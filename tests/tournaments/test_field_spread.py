@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from tests.tournaments.test_field_deviations import played
-from tournaments.rating.model import field, field_deviations, field_spread
+from tests.tournaments.test_field_dispersion import sparse_field
+from tournaments.rating.model import field, field_deviations, field_dispersion, field_spread
 from tournaments.rating.model.global_rating import Skill, rate_units
 from tournaments.rating.model.skill import FIELD_PRIOR_DEVIATION
 from tournaments.rating.model.tournament_fit import SCALE, Placing
@@ -111,3 +112,28 @@ def test_a_large_fields_one_step_spread_is_never_narrower_than_the_fitted_one() 
     fitted = field_spread.fitted_spread(values, vectors, np.asarray(elo))
     variances = field_deviations.covariance(found, exact=True).variances()
     assert field_spread.one_step_spread(np.asarray(elo), variances) >= fitted
+
+
+def test_a_field_fitted_at_another_prior_uses_it() -> None:
+    found = field.field_of({k: Skill() for k in range(3)}, prior=200.0)
+    assert found.matrix[0][0] == pytest.approx(1.0 / 200.0**2)
+
+
+def test_the_pass_counting_the_spread_measures_the_dispersion_where_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The experiment ``COUNT_SPREAD``: the measured field carries its spread, and with
+    ``MEASURE_AT_SPREAD`` its dispersion is measured at a fit under that spread (a
+    different fit, so a different dispersion), its ratings still the prior 500's."""
+    skills, units = sparse_field(16, 4, 30, 6)
+    monkeypatch.setattr(field_dispersion, "COUNT_SPREAD", True)
+    counted = field_dispersion.measured_field(skills, units)
+    monkeypatch.setattr(field_dispersion, "MEASURE_AT_SPREAD", True)
+    measured_at = field_dispersion.measured_field(skills, units)
+    assert counted.spread is not None and measured_at.spread is not None
+    assert counted.spread < FIELD_PRIOR_DEVIATION
+    assert counted.dispersion is not None and measured_at.dispersion is not None
+    assert measured_at.dispersion != pytest.approx(counted.dispersion)
+    plain = field_dispersion.measured_field
+    monkeypatch.setattr(field_dispersion, "COUNT_SPREAD", False)
+    assert plain(skills, units).spread is None

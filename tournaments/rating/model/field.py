@@ -33,7 +33,7 @@ from tournaments.rating.model import field_system as system
 from tournaments.rating.model.field_spread import shrink
 from tournaments.rating.model.global_rating import _S, CONVERGED, NEWTON_STEPS
 from tournaments.rating.model.results import Z95, Record
-from tournaments.rating.model.skill import START_DEVIATION, Skill
+from tournaments.rating.model.skill import FIELD_PRIOR_DEVIATION, START_DEVIATION, Skill
 
 K = TypeVar("K", bound=Hashable)
 
@@ -112,9 +112,11 @@ class Stored(Generic[K]):
         found[usable] = seen[usable] / data[usable]
         return found
 
-    def links(self, dispersion: Dispersion[K] = None) -> system.Links[K]:
+    def links(
+        self, dispersion: Dispersion[K] = None, prior: float = FIELD_PRIOR_DEVIATION
+    ) -> system.Links[K]:
         """The records with their bots' tempering: from ``dispersion`` where it gives the
-        bot's, else the stored one's."""
+        bot's, else the stored one's; fitted with the prior ``prior`` around the start."""
         tempering = self.tempering
         if dispersion is not None:
             given = np.fromiter(
@@ -130,6 +132,7 @@ class Stored(Generic[K]):
             self.seen,
             tempering[self.bot],
             self.structure,
+            prior,
         )
 
     @cached_property
@@ -302,13 +305,15 @@ def field_of(
     whole: bool = True,
     dispersion: Dispersion[K] = None,
     start: Mapping[K, float] | None = None,
+    prior: float = FIELD_PRIOR_DEVIATION,
 ) -> Field[K]:
     """The field of ``skills`` (or of its arrays, ``Stored``): refitted as a whole
     (``refit``, from ``start``) when ``whole``, else at the stored ratings; with the joint
     precision at those ratings. ``dispersion``: each bot's tempering, where measured (else
-    its stored one's)."""
+    its stored one's); ``prior``: the prior's deviation (``field_dispersion.COUNT_SPREAD``
+    measures the dispersion at the field's own spread)."""
     stored = stored_of(skills, keys)
-    links = stored.links(dispersion)
+    links = stored.links(dispersion, prior)
     elo = _refit(links, stored, start) if whole else stored.elo.copy()
     matrix = system.gradient_and_precision(links, elo)[1]
     return Field(dict(zip(links.keys, elo.tolist(), strict=True)), links.keys, matrix, dispersion)

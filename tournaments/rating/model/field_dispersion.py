@@ -33,7 +33,12 @@ from tournaments.rating.model.field import Field, Stored, field_of
 from tournaments.rating.model.field_deviations import covariance, with_spread
 from tournaments.rating.model.global_rating import _S
 from tournaments.rating.model.results import Placing, pairwise
-from tournaments.rating.model.skill import DISPERSION_MAX, DISPERSION_MIN, Skill
+from tournaments.rating.model.skill import (
+    DISPERSION_MAX,
+    DISPERSION_MIN,
+    FIELD_PRIOR_DEVIATION,
+    Skill,
+)
 
 K = TypeVar("K", bound=Hashable)
 
@@ -49,6 +54,10 @@ POOL_UNITS = 8.0
 #: lifts the 8-bot four- and six-seat ones above it (docs/ratings.md, "The deviation
 #: counting the field's own spread, tried"); ``calibration_ladder --count-spread``.
 COUNT_SPREAD = False
+#: With COUNT_SPREAD, measure the dispersion at a fit under the field's own spread (less
+#: noisy than under 500 at few plays: the closed Big Two 4p of 8 read 1.55 at 5 plays
+#: there against 1.65, its truth 1.45); ``calibration_ladder --measure-at-spread``.
+MEASURE_AT_SPREAD = False
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
 #: ratio never counts for more than the field's pooled one (the cap binds from 8 units on,
 #: so 5 plays do not move). Uncapped, a bot of many units leant on its own ratio, whose
@@ -178,7 +187,12 @@ def measured_field(
     field (``field_of``). With COUNT_SPREAD, its own spread measured too
     (``field_deviations.with_spread``), which its deviations then count."""
     plain = field_of(skills, keys, dispersion=dict.fromkeys(skills, 1.0))
-    dispersion = temperings(unit_sums(plain, units), skills)
+    measured_at = plain
+    if COUNT_SPREAD and MEASURE_AT_SPREAD:
+        spread = with_spread(plain).spread or FIELD_PRIOR_DEVIATION
+        ones = dict.fromkeys(skills, 1.0)
+        measured_at = field_of(skills, keys, dispersion=ones, start=plain.elo, prior=spread)
+    dispersion = temperings(unit_sums(measured_at, units), skills)
     if dispersion is None:
         found = field_of(skills, keys)
     else:

@@ -50,6 +50,9 @@ class Links(Generic[K]):
     #: The precision's sparsity pattern where the caller keeps one for these bot and
     #: other columns (``field.Stored``: one for every dispersion); else built once here.
     structure: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: The prior's deviation around the start (Elo): FIELD_PRIOR_DEVIATION but where the
+    #: experiment ``field_dispersion.COUNT_SPREAD`` fits at the field's own spread.
+    prior: float = FIELD_PRIOR_DEVIATION
 
     @staticmethod
     def of(
@@ -108,11 +111,11 @@ def sparsity(
 
 def gradient_and_precision(links: Links[K], elo: np.ndarray) -> tuple[np.ndarray, sparse.csr_array]:
     """The field's log-posterior's gradient and negated curvature (Elo^-2) at ratings
-    ``elo``, its prior ``FIELD_PRIOR_DEVIATION`` around the start: each record informs its
-    bot alone against an opponent outside the field, or counts half from each side of a
-    pair within it (each holds one, the mirror of the other's)."""
+    ``elo``, its prior ``links.prior`` (FIELD_PRIOR_DEVIATION) around the start: each
+    record informs its bot alone against an opponent outside the field, or counts half from
+    each side of a pair within it (each holds one, the mirror of the other's)."""
     n = len(links.keys)
-    prior = 1.0 / FIELD_PRIOR_DEVIATION**2
+    prior = 1.0 / links.prior**2
     inside = links.other >= 0
     against = np.where(inside, elo[np.maximum(links.other, 0)], links.seen)
     expected = 1.0 / (1.0 + np.exp(_S * (against - elo[links.bot])))
