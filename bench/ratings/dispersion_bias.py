@@ -1,0 +1,94 @@
+"""How far the field pass's pooled dispersion reads from the units' own at few plays
+(issue 47).
+
+On one calibration cell (``calibration_ladder.site``: its schedule, model or real games),
+at each checkpoint of 5, 10 and 20 plays a bot, the pooled ratio of the site's units
+(squared unit scores over their expected values, ``field_dispersion.unit_sums``) three
+ways, summed over the sites:
+
+- ``pass``: as the field pass measures it, at the plain fit (prior 500, dispersion 1),
+  its leverage from that fit's covariance;
+- ``truth``: the same units scored at the true ratings, no leverage: the baseline, what the
+  dispersion is;
+- ``at spread``: at a plain fit under the field's own spread (``field_spread``; the
+  experiment ``field_dispersion.MEASURE_AT_SPREAD``).
+
+The ratio pass / truth is the bias the deviations carry (their width goes with its square
+root). docs/ratings.md, "The deviation counting the field's own spread, tried".
+
+``python -m bench.ratings.dispersion_bias [--schedule closed] [--game bigtwo] [--seats 4]
+[--bots 8] [--sites 30] [--results model]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+import numpy as np
+
+from bench.ratings import calibration_ladder as ladder
+from tournaments.rating.model import field, field_deviations, field_dispersion
+from tournaments.rating.model.tournament_fit import Placing
+
+
+def sums(found: field.Field[int], units: list[Placing[int]]) -> tuple[float, float]:
+    """The units' squared scores and expected ones at ``found`` (its leverage included)."""
+    measured = field_dispersion.unit_sums(found, units)
+    return sum(measured.spread.values()), sum(measured.information.values())
+
+
+def at_truth(plain: field.Field[int], true: dict[int, float], units: list) -> tuple[float, float]:
+    """The same sums with every rating at its truth (shifted to the fit's mean) and no
+    leverage: each (unit, bot) row's squared score over its information."""
+    keys = plain.keys
+    shift = np.mean([plain.elo[k] for k in keys]) - np.mean([true[k] for k in keys])
+    truth = field.Field({k: true[k] + shift for k in keys}, keys, plain.csr)
+    rows = field_dispersion._unit_rows(truth, units)
+    if rows is None:
+        return 0.0, 0.0
+    _, _, value, score, own = rows
+    return float(np.sum(score**2)), float(np.sum(value[own]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--schedule", default="closed", choices=("linked", "closed", "open"))
+    parser.add_argument("--game", default="bigtwo")
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--bots", type=int, default=8)
+    parser.add_argument("--sites", type=int, default=30)
+    parser.add_argument("--results", default="model", choices=("model", "engine"))
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    setting = ladder.Setting(args.schedule, args.game, args.seats, args.bots, args.results)
+    rng = random.Random(args.seed)
+    skills = {b: ladder.STEP[args.bots] * b for b in range(args.bots)}
+    true = ladder.truth(setting, skills, random.Random(args.seed + 1), 5000 * args.bots)
+    ways = ("pass", "truth", "at spread")
+    totals = {c: {w: np.zeros(2) for w in ways} for c in ladder.CHECKPOINTS}
+    for number in range(1, args.sites + 1):
+        snapshots, _ = ladder.site(setting, skills, rng)
+        for plays, snap in snapshots.items():
+            ones = dict.fromkeys(snap.skills, 1.0)
+            plain = field.field_of(snap.skills, dispersion=ones)
+            spread = field_deviations.with_spread(plain).spread
+            under = field.field_of(snap.skills, dispersion=ones, start=plain.elo, prior=spread)
+            found = {
+                "pass": sums(plain, snap.units),
+                "truth": at_truth(plain, true, snap.units),
+                "at spread": sums(under, snap.units),
+            }
+            for way, pair in found.items():
+                totals[plays][way] += pair
+        if number % 10 == 0:
+            print(f"{number}/{args.sites} sites", flush=True)
+    print(f"pooled dispersion of {setting.label()}, {args.results}, {args.sites} sites")
+    for plays, by in totals.items():
+        ratios = {w: s / max(e, 1e-12) for w, (s, e) in by.items()}
+        cells = " ".join(f"{w} {r:.3f}" for w, r in ratios.items())
+        print(f"{plays:>3} plays: {cells}  pass / truth {ratios['pass'] / ratios['truth']:.3f}")
+
+
+if __name__ == "__main__":
+    main()
