@@ -54,9 +54,11 @@ POOL_UNITS = 8.0
 #: lifts the 8-bot four- and six-seat ones above it (docs/ratings.md, "The deviation
 #: counting the field's own spread, tried"); ``calibration_ladder --count-spread``.
 COUNT_SPREAD = False
-#: With COUNT_SPREAD, measure the dispersion at a fit under the field's own spread (less
-#: noisy than under 500 at few plays: the closed Big Two 4p of 8 read 1.55 at 5 plays
-#: there against 1.65, its truth 1.45); ``calibration_ladder --measure-at-spread``.
+#: With COUNT_SPREAD, measure the dispersion at a fit under the field's own spread, which
+#: is not spread wider than the truth as the fit under 500 is at few plays: nearer the
+#: truth on four and six seats, below it on two (at 5 plays the closed Big Two 4p of 8
+#: reads 1.57 there, 1.68 as the pass, 1.45 at the truth; the closed Big Two 2p of 50 0.70,
+#: 0.88 and 0.80: bench.ratings.dispersion_bias); ``calibration_ladder --measure-at-spread``.
 MEASURE_AT_SPREAD = False
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
 #: ratio never counts for more than the field's pooled one (the cap binds from 8 units on,
