@@ -56,8 +56,8 @@ POOL_UNITS = 8.0
 COUNT_SPREAD = False
 #: With COUNT_SPREAD, measure the dispersion at a fit under the field's own spread, which
 #: is not spread wider than the truth as the fit under 500 is at few plays: nearer the
-#: truth on four and six seats, below it on two (at 5 plays the closed Big Two 4p of 8
-#: reads 1.57 there, 1.68 as the pass, 1.45 at the truth; the closed Big Two 2p of 50 0.70,
+#: truth on four and six seats, below it on two (at 5 plays a closed four-seat field of 8
+#: reads 1.57 there, 1.68 as the pass, 1.45 at the truth; a closed two-seat one of 50 0.70,
 #: 0.88 and 0.80: bench.ratings.dispersion_bias); ``calibration_ladder --measure-at-spread``.
 MEASURE_AT_SPREAD = False
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own

@@ -36,7 +36,7 @@ from tournaments.rating.model.skill import FIELD_PRIOR_DEVIATION
 K = TypeVar("K", bound=Hashable)
 
 #: The prior's own spread (500) counts as much as this many bots' (``calibration_ladder
-#: --prior-bots``: 4 lifted the 8-bot Oceans 11 ladder at 5 plays from 0.948 to 0.958).
+#: --prior-bots``: 4 lifted an 8-bot two-seat ladder at 5 plays from 0.948 to 0.958).
 PRIOR_BOTS = 2.0
 #: The fixed point is reached when the spread² moves less than this share.
 CONVERGED = 1e-7
