@@ -42,7 +42,9 @@ them, bench/_engine_fresh.py). ``--pool-units U``, ``--own-weight-cap W``,
 ``OWN_WEIGHT_MAX`` (0.5), ``COUNT_SPREAD`` (off: the deviations count the field's own
 spread, ``field_spread``) or ``field_spread.PRIOR_BOTS`` (2) in this process only
 (docs/ratings.md, "The field pass's prior" and "The deviation counting the field's own
-spread, tried").
+spread, tried"). ``--reduce-bias`` and ``--curved``: ``field_dispersion.REDUCE_BIAS``
+(every fit of the pass Firth's, its deviations the penalised posterior's) and ``CURVED``
+(the dispersion with each pair's information moved where the truth likely is).
 """
 
 from __future__ import annotations
@@ -413,6 +415,16 @@ def main() -> None:
         help="experiment: field_dispersion.COUNT_SPREAD (the deviations count the field's spread)",
     )
     parser.add_argument(
+        "--reduce-bias",
+        action="store_true",
+        help="experiment: field_dispersion.REDUCE_BIAS (Firth's adjusted score in every fit)",
+    )
+    parser.add_argument(
+        "--curved",
+        action="store_true",
+        help="experiment: field_dispersion.CURVED (information where the truth likely is)",
+    )
+    parser.add_argument(
         "--prior-bots", type=float, help="experiment: field_spread.PRIOR_BOTS, not 2"
     )
     parser.add_argument(
@@ -432,6 +444,8 @@ def main() -> None:
         field_spread.PRIOR_BOTS = args.prior_bots
     field_dispersion.COUNT_SPREAD = args.count_spread
     field_dispersion.MEASURE_AT_SPREAD = args.measure_at_spread
+    field_dispersion.REDUCE_BIAS = args.reduce_bias
+    field_dispersion.CURVED = args.curved
     chosen = [
         dataclasses.replace(s, results=args.results, truth=args.truth)
         for s in SETTINGS

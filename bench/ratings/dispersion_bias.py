@@ -20,6 +20,11 @@ ways, summed over the sites:
   information at the fit is what ``pass`` over-reads (1.165 against 1.156 at 5 plays on
   the closed Big Two 4p of 8). Averaging p(1-p) over the fitted difference's uncertainty
   instead goes the other way (1.79 there): the fit is wide, not merely noisy.
+- ``firth``: as the pass, at the plain fit with its small-sample bias taken away
+  (``field_bias``; the experiment ``field_dispersion.REDUCE_BIAS``);
+- ``firth curved``: at that fit, curved, the fitted differences' variance the plain
+  covariance's times the dispersion being measured (a unit of four or six seats varies
+  1.5-2 times its pairs' information, and so do the ratings fitted to it).
 
 The ratio pass / truth is the bias the deviations carry (their width goes with its square
 root). docs/ratings.md, "The deviation counting the field's own spread, tried".
@@ -61,9 +66,13 @@ def at_truth(plain: field.Field[int], true: dict[int, float], units: list) -> tu
     return float(np.sum(score**2)), float(np.sum(value[own]))
 
 
-def curved(found: field.Field[int], units: list[Placing[int]]) -> tuple[float, float]:
+def curved(
+    found: field.Field[int], units: list[Placing[int]], scaled: bool = False
+) -> tuple[float, float]:
     """The pass's sums with each pair's information moved from the fit's p(1-p) to its
-    second-order value at the truth (``f - f'' var / 2``), the leverage kept."""
+    second-order value at the truth (``f - f'' var / 2``), the leverage kept. ``scaled``:
+    the fitted differences' variance is the dispersion times the plain fit's, so the
+    dispersion solves d = spread / (expected + d moved): the sums returned give it."""
     spread, expected = sums(found, units)
     index = found.index
     pairs = [
@@ -86,6 +95,9 @@ def curved(found: field.Field[int], units: list[Placing[int]]) -> tuple[float, f
     f = p * (1.0 - p)
     second = _S * _S * f * (1.0 - 6.0 * f)
     moved = 2.0 * _S * _S * float(np.sum(-0.5 * second * variance))  # both sides' rows
+    if scaled and moved > 0.0:
+        dispersion = (-expected + np.sqrt(expected**2 + 4.0 * moved * spread)) / (2.0 * moved)
+        return spread, spread / dispersion
     return spread, expected + moved
 
 
@@ -103,7 +115,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     skills = {b: ladder.STEP[args.bots] * b for b in range(args.bots)}
     true = ladder.truth(setting, skills, random.Random(args.seed + 1), 5000 * args.bots)
-    ways = ("pass", "truth", "at spread", "curved")
+    ways = ("pass", "truth", "at spread", "curved", "firth", "firth curved")
     totals = {c: {w: np.zeros(2) for w in ways} for c in ladder.CHECKPOINTS}
     for number in range(1, args.sites + 1):
         snapshots, _ = ladder.site(setting, skills, rng)
@@ -112,11 +124,14 @@ def main() -> None:
             plain = field.field_of(snap.skills, dispersion=ones)
             spread = field_deviations.with_spread(plain).spread
             under = field.field_of(snap.skills, dispersion=ones, start=plain.elo, prior=spread)
+            firth = field.field_of(snap.skills, dispersion=ones, reduce_bias=True)
             found = {
                 "pass": sums(plain, snap.units),
                 "truth": at_truth(plain, true, snap.units),
                 "at spread": sums(under, snap.units),
                 "curved": curved(plain, snap.units),
+                "firth": sums(firth, snap.units),
+                "firth curved": curved(firth, snap.units, scaled=True),
             }
             for way, pair in found.items():
                 totals[plays][way] += pair

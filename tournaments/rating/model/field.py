@@ -29,6 +29,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 from scipy import sparse  # type: ignore[import-untyped]
 
+from tournaments.rating.model import field_bias
 from tournaments.rating.model import field_system as system
 from tournaments.rating.model.field_spread import shrink
 from tournaments.rating.model.global_rating import _S, CONVERGED, NEWTON_STEPS
@@ -248,6 +249,14 @@ class Field(Generic[K]):
     dispersion: Mapping[K, float] | None = None
     spread: float | None = None
     joint: object | None = dataclass_field(default=None, compare=False, repr=False)
+    #: With Firth's pseudo-results (``field_bias.penalised``), where the fit reduced its bias.
+    penalised: sparse.csr_array | None = dataclass_field(default=None, compare=False, repr=False)
+
+    @property
+    def posterior(self) -> sparse.csr_array:
+        """The precision the deviations invert: with Firth's pseudo-results where the fit
+        took its bias away (``penalised``), else the records' own (``csr``)."""
+        return self.csr if self.penalised is None else self.penalised
 
     @property
     def shrink(self) -> float:
@@ -274,7 +283,7 @@ class Field(Generic[K]):
         """A's rating less B's, with its joint uncertainty."""
         estimate = self.elo[a] - self.elo[b]
         contrast = self.contrast({a: 1.0}) - self.contrast({b: 1.0})
-        deviation = math.sqrt(system.contrast_variance(self.csr, contrast, self.shrink))
+        deviation = math.sqrt(system.contrast_variance(self.posterior, contrast, self.shrink))
         if deviation > 0.0:
             probability = _normal_cdf(estimate / deviation)
         else:
@@ -285,7 +294,7 @@ class Field(Generic[K]):
     def covariance(self) -> dict[K, dict[K, float]]:
         """The whole joint covariance (Elo^2): one solve for every bot (for fields of tens
         of bots; a page needs only ``difference`` or ``deviation``)."""
-        found = system.solve(self.csr, np.eye(len(self.keys)))
+        found = system.solve(self.posterior, np.eye(len(self.keys)))
         found -= self.shrink * (found @ found)
         return {
             k: dict(zip(self.keys, found[:, i].tolist(), strict=True))
@@ -296,7 +305,7 @@ class Field(Generic[K]):
         """The deviation of the bot's rating measured from the field's mean: the
         uncertainty of its place against the others."""
         contrast = self.contrast({bot: 1.0}) - 1.0 / len(self.keys)
-        return math.sqrt(system.contrast_variance(self.csr, contrast, self.shrink))
+        return math.sqrt(system.contrast_variance(self.posterior, contrast, self.shrink))
 
 
 def field_of(
@@ -306,17 +315,24 @@ def field_of(
     dispersion: Dispersion[K] = None,
     start: Mapping[K, float] | None = None,
     prior: float = FIELD_PRIOR_DEVIATION,
+    reduce_bias: bool = False,
 ) -> Field[K]:
     """The field of ``skills`` (or of its arrays, ``Stored``): refitted as a whole
     (``refit``, from ``start``) when ``whole``, else at the stored ratings; with the joint
     precision at those ratings. ``dispersion``: each bot's tempering, where measured (else
     its stored one's); ``prior``: the prior's deviation (``field_dispersion.COUNT_SPREAD``
-    measures the dispersion at the field's own spread)."""
+    measures the dispersion at the field's own spread); ``reduce_bias``: the fit's
+    small-sample bias taken away (``field_bias``, an experiment)."""
     stored = stored_of(skills, keys)
     links = stored.links(dispersion, prior)
     elo = _refit(links, stored, start) if whole else stored.elo.copy()
+    penalised = None
+    if whole and reduce_bias:
+        elo = field_bias.refit(links, elo, NEWTON_STEPS, CONVERGED)
+        penalised = field_bias.penalised(links, elo)
     matrix = system.gradient_and_precision(links, elo)[1]
-    return Field(dict(zip(links.keys, elo.tolist(), strict=True)), links.keys, matrix, dispersion)
+    ratings = dict(zip(links.keys, elo.tolist(), strict=True))
+    return Field(ratings, links.keys, matrix, dispersion, penalised=penalised)
 
 
 def solve(matrix: Sparse[K], vector: Mapping[K, float]) -> dict[K, float]:

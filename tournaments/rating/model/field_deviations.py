@@ -72,11 +72,17 @@ def differences(found: Field[K], pairs: Sequence[tuple[K, K]]) -> list[float]:
     pair at a time: sqrt(C_aa + C_bb - 2 C_ab), the pairs' contrasts solved at once."""
     if not pairs:
         return []
+    if isinstance(found.joint, Dense):
+        rows = np.asarray([found.index[a] for a, _ in pairs])
+        columns = np.asarray([found.index[b] for _, b in pairs])
+        joint = found.joint.matrix
+        kept = joint[rows, rows] + joint[columns, columns] - 2.0 * joint[rows, columns]
+        return [math.sqrt(max(float(v), 0.0)) for v in kept]
     contrasts = np.zeros((len(found.keys), len(pairs)))
     for column, (a, b) in enumerate(pairs):
         contrasts[found.index[a], column] += 1.0
         contrasts[found.index[b], column] -= 1.0
-    solved = system.solve(found.csr, contrasts)
+    solved = system.solve(found.posterior, contrasts)
     variances = np.einsum("ij,ij->j", contrasts, solved)
     variances -= found.shrink * np.einsum("ij,ij->j", solved, solved)
     return [math.sqrt(max(float(v), 0.0)) for v in variances]
@@ -109,9 +115,9 @@ def covariance(found: Field[K], exact: bool | None = None) -> Covariance:
         return found.joint
     if exact if exact is not None else len(found.keys) <= DENSE_BOTS:
         if found.shrink == 0.0:
-            return Dense(np.linalg.inv(found.csr.toarray()))
-        return Dense.of(*field_spread.spectrum(found.csr.toarray()), found.shrink)
-    return Probed.of(found.csr, shrink=found.shrink)
+            return Dense(np.linalg.inv(found.posterior.toarray()))
+        return Dense.of(*field_spread.spectrum(found.posterior.toarray()), found.shrink)
+    return Probed.of(found.posterior, shrink=found.shrink)
 
 
 def with_spread(found: Field[K]) -> Field[K]:
@@ -125,9 +131,12 @@ def with_spread(found: Field[K]) -> Field[K]:
     if len(found.keys) <= DENSE_BOTS:
         values, vectors = field_spread.spectrum(found.csr.toarray())
         spread = field_spread.fitted_spread(values, vectors, elo)
-        joint = Dense.of(values, vectors, field_spread.shrink(spread))
+        if found.penalised is None:
+            joint = Dense.of(values, vectors, field_spread.shrink(spread))
+        else:
+            joint = Dense.penalised(found.penalised, field_spread.shrink(spread))
     else:
-        probed = Probed.of(found.csr)
+        probed = Probed.of(found.posterior)
         spread = field_spread.one_step_spread(elo, probed.variances())
         joint = dataclasses.replace(probed, shrink=field_spread.shrink(spread))
     return dataclasses.replace(found, spread=spread, joint=joint)
@@ -144,6 +153,15 @@ class Dense(Covariance):
         """H^-1 - shrink H^-2 from H's spectrum."""
         inverse = 1.0 / values
         return Dense((vectors * (inverse - shrink * inverse * inverse)) @ vectors.T)
+
+    @staticmethod
+    def penalised(precision: sparse.csr_array, shrink: float) -> Dense:
+        """A - shrink A², A the inverse of the precision with Firth's pseudo-results
+        (``field_bias.penalised``): the posterior of the penalised fit, the pseudo-results
+        counted as records. (The linearised noise A H A, H without them, read too narrow:
+        0.917 at 5 plays on the model's closed Big Two 2p of 8; H^-1 too wide, z sd 0.92.)"""
+        inverse = np.linalg.inv(precision.toarray())
+        return Dense(inverse - shrink * inverse @ inverse)
 
     def variances(self) -> np.ndarray:
         sums = self.matrix.sum(axis=1)

@@ -23,6 +23,8 @@ the same game, and the pooled ratio is measured over thousands of units.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -60,6 +62,16 @@ COUNT_SPREAD = False
 #: reads 1.57 there, 1.68 as the pass, 1.45 at the truth; a closed two-seat one of 50 0.70,
 #: 0.88 and 0.80: bench.ratings.dispersion_bias); ``calibration_ladder --measure-at-spread``.
 MEASURE_AT_SPREAD = False
+#: An experiment, off: every fit of the pass takes its small-sample bias away
+#: (``field_bias``: Firth's adjusted score), so that the dispersion is measured at ratings
+#: no wider than the truth; ``calibration_ladder --reduce-bias``.
+REDUCE_BIAS = False
+#: An experiment, off: each pair's information counts where the truth is likely to be, not
+#: at the fitted difference: moved to second order by the difference's variance (the
+#: field's covariance counting its spread, times the dispersion being measured, which
+#: then solves a quadratic); bench.ratings.dispersion_bias's "firth curved" with
+#: REDUCE_BIAS. ``calibration_ladder --curved``.
+CURVED = False
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
 #: ratio never counts for more than the field's pooled one (the cap binds from 8 units on,
 #: so 5 plays do not move). Uncapped, a bot of many units leant on its own ratio, whose
@@ -81,18 +93,37 @@ class Sums:
     spread: dict[Any, float] = field(default_factory=dict)
     information: dict[Any, float] = field(default_factory=dict)
     units: dict[Any, int] = field(default_factory=dict)
+    #: What the information gains per unit of dispersion where CURVED moves it.
+    curvature: dict[Any, float] = field(default_factory=dict)
 
-    def add(self, bot: Any, score: float, information: float) -> None:
+    def add(self, bot: Any, score: float, information: float, curvature: float = 0.0) -> None:
         self.spread[bot] = self.spread.get(bot, 0.0) + score * score
         self.information[bot] = self.information.get(bot, 0.0) + information
         self.units[bot] = self.units.get(bot, 0) + 1
+        self.curvature[bot] = self.curvature.get(bot, 0.0) + curvature
 
     def pooled(self) -> float | None:
         """The field's dispersion: every unit's squared score over every expected one."""
         information = sum(self.information.values())
         if information <= 0.0:
             return None
-        return _bounded(sum(self.spread.values()) / information)
+        return _ratio(sum(self.spread.values()), information, sum(self.curvature.values()))
+
+    def own(self, bot: Any) -> float | None:
+        """The bot's own dispersion, as ``pooled`` over its units alone."""
+        information = self.information.get(bot, 0.0)
+        if information <= 0.0:
+            return None
+        return _ratio(self.spread[bot], information, self.curvature[bot])
+
+
+def _ratio(spread: float, information: float, curvature: float) -> float:
+    """d = spread / (information + d curvature), bounded: spread / information where
+    nothing is curved."""
+    if curvature <= 0.0:
+        return _bounded(spread / information)
+    root = math.sqrt(information * information + 4.0 * curvature * spread)
+    return _bounded(2.0 * spread / (information + root))
 
 
 def _bounded(dispersion: float) -> float:
@@ -106,7 +137,10 @@ def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
 
     Every unit's pairs at once, as arrays (``_unit_rows``): a 20,000-match sample is
     120,000 pairs and 80,000 (unit, bot) rows, a Python loop of 16 s at 20,000 bots."""
-    joint = covariance(found)
+    units = list(units)
+    # The leverage is the records' own H^-1, Firth's pseudo-results or not: to first
+    # order it is what the fit absorbs of a unit's score (docs/ratings.md).
+    joint = covariance(dataclasses.replace(found, penalised=None))
     rows = _unit_rows(found, units)
     sums = Sums()
     if rows is None:
@@ -121,19 +155,42 @@ def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
     right = starts + offset
     product = value[left] * value[right] * joint.entries(bot[left], bot[right])
     leverage = np.bincount(group[left], product, len(first))
+    curvature = _curvature(found, units, len(first)) if CURVED else np.zeros(len(first))
     owner = bot[own]
     for i in range(len(first)):
-        sums.add(found.keys[owner[i]], float(score[i]), float(value[own[i]] - leverage[i]))
+        sums.add(
+            found.keys[owner[i]],
+            float(score[i]),
+            float(value[own[i]] - leverage[i]),
+            float(curvature[i]),
+        )
     return sums
 
 
+def _curvature(found: Field[K], units: Iterable[Placing[K]], groups: int) -> np.ndarray:
+    """Per (unit, bot) group, in ``_unit_rows``' order: its pairs' -f''(d) var(d) / 2,
+    f(d) = S² p(1-p), var(d) the fitted difference's variance at dispersion 1 (the
+    covariance counting the field's spread), which the dispersion multiplies."""
+    rows = _unit_rows(found, units, by_pair=True)
+    assert rows is not None
+    left, right, expected, first, second = rows
+    joint = covariance(with_spread(found))
+    variance = (
+        joint.entries(left, left) + joint.entries(right, right) - 2.0 * joint.entries(left, right)
+    )
+    f = expected * (1.0 - expected)
+    moved = -0.5 * _S**4 * f * (1.0 - 6.0 * f) * variance
+    return np.bincount(first, moved, groups) + np.bincount(second, moved, groups)
+
+
 def _unit_rows(
-    found: Field[K], units: Iterable[Placing[K]]
+    found: Field[K], units: Iterable[Placing[K]], by_pair: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Each (unit, bot) of ``units`` with a pair in the field, numbered in order (a
     group): its information row's entries as (group, bot index, value), sorted by group,
     each group's score (its pairs' residuals) and the entry of the bot itself. None
-    where no pair is in the field."""
+    where no pair is in the field. ``by_pair``: each pair instead, as (left, right, the
+    left's expected score, the left's group, the right's)."""
     index = found.index
     pairs: list[tuple[int, int, int, float]] = []
     for u, unit in enumerate(units):
@@ -151,6 +208,8 @@ def _unit_rows(
     me = np.concatenate([left, left, right, right])
     entry = np.concatenate([left, right, right, left])
     groups, group = np.unique(np.concatenate([at, at, at, at]) * n + me, return_inverse=True)
+    if by_pair:
+        return left, right, expected, group[:count], group[2 * count : 3 * count]
     value = np.concatenate([weight, -weight, weight, -weight])
     cells, cell = np.unique(group * n + entry, return_inverse=True)
     summed = np.bincount(cell, value, len(cells))
@@ -171,8 +230,8 @@ def temperings(sums: Sums, bots: Iterable[K]) -> dict[K, float] | None:
         return None
     found = {}
     for bot in bots:
-        units, information = sums.units.get(bot, 0), sums.information.get(bot, 0.0)
-        own = _bounded(sums.spread[bot] / information) if information > 0.0 else pooled
+        units, own = sums.units.get(bot, 0), sums.own(bot)
+        own = pooled if own is None else own
         weight = min(units / (units + POOL_UNITS), OWN_WEIGHT_MAX)
         found[bot] = weight * own + (1.0 - weight) * pooled
     return found
@@ -188,7 +247,7 @@ def measured_field(
     (``unit_sums``), then fitted again with it. Without units, the stored dispersions'
     field (``field_of``). With COUNT_SPREAD, its own spread measured too
     (``field_deviations.with_spread``), which its deviations then count."""
-    plain = field_of(skills, keys, dispersion=dict.fromkeys(skills, 1.0))
+    plain = field_of(skills, keys, dispersion=dict.fromkeys(skills, 1.0), reduce_bias=REDUCE_BIAS)
     measured_at = plain
     if COUNT_SPREAD and MEASURE_AT_SPREAD:
         spread = with_spread(plain).spread or FIELD_PRIOR_DEVIATION
@@ -196,7 +255,9 @@ def measured_field(
         measured_at = field_of(skills, keys, dispersion=ones, start=plain.elo, prior=spread)
     dispersion = temperings(unit_sums(measured_at, units), skills)
     if dispersion is None:
-        found = field_of(skills, keys)
+        found = field_of(skills, keys, reduce_bias=REDUCE_BIAS)
     else:
-        found = field_of(skills, keys, dispersion=dispersion, start=plain.elo)
+        found = field_of(
+            skills, keys, dispersion=dispersion, start=plain.elo, reduce_bias=REDUCE_BIAS
+        )
     return with_spread(found) if COUNT_SPREAD else found
