@@ -159,7 +159,7 @@ class Dense(Covariance):
         """A - shrink A², A the inverse of the precision with Firth's pseudo-results
         (``field_bias.penalised``): the posterior of the penalised fit, the pseudo-results
         counted as records. (The linearised noise A H A, H without them, read too narrow:
-        0.917 at 5 plays on the model's closed Big Two 2p of 8; H^-1 too wide, z sd 0.92.)"""
+        0.917 at 5 plays on the model's closed two-seat field of 8; H^-1 too wide, z sd 0.92.)"""
         inverse = np.linalg.inv(precision.toarray())
         return Dense(inverse - shrink * inverse @ inverse)
 
