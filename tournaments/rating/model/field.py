@@ -329,8 +329,9 @@ def field_of(
     penalised = None
     if whole and reduce_bias:
         elo = field_bias.refit(links, elo, NEWTON_STEPS, CONVERGED)
-        penalised = field_bias.penalised(links, elo)
     matrix = system.gradient_and_precision(links, elo)[1]
+    if whole and reduce_bias:
+        penalised = field_bias.penalised(links, elo, matrix)
     ratings = dict(zip(links.keys, elo.tolist(), strict=True))
     return Field(ratings, links.keys, matrix, dispersion, penalised=penalised)
 

@@ -63,10 +63,11 @@ def refit(links: system.Links[K], elo: np.ndarray, steps: int, converged: float)
     return elo
 
 
-def penalised(links: system.Links[K], elo: np.ndarray) -> sparse.csr_array:
-    """The precision of the records with their pseudo-results at Firth's ratings ``elo``:
-    H + J, J the pseudo-results' information. Its inverse is the penalised fit's
-    posterior covariance, narrower than H^-1 as the penalty pulls each rating in
-    (``field_deviations.Dense.penalised``)."""
-    matrix = system.gradient_and_precision(links, elo)[1]
+def penalised(
+    links: system.Links[K], elo: np.ndarray, matrix: sparse.csr_array
+) -> sparse.csr_array:
+    """The precision of the records with their pseudo-results at Firth's ratings ``elo``
+    (``matrix`` the records' own there, H): H + J, J the pseudo-results' information. Its
+    inverse is the penalised fit's posterior covariance, narrower than H^-1 as the
+    penalty pulls each rating in (``field_deviations.Dense.penalised``)."""
     return system.gradient_and_precision(adjusted(links, elo, matrix), elo)[1]
