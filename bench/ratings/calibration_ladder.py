@@ -425,6 +425,11 @@ def main() -> None:
         help="experiment: field_dispersion.CURVED (information where the truth likely is)",
     )
     parser.add_argument(
+        "--pair-scale",
+        action="store_true",
+        help="experiment, with --reduce-bias: field_dispersion.PAIR_SCALE",
+    )
+    parser.add_argument(
         "--prior-bots", type=float, help="experiment: field_spread.PRIOR_BOTS, not 2"
     )
     parser.add_argument(
@@ -446,6 +451,7 @@ def main() -> None:
     field_dispersion.MEASURE_AT_SPREAD = args.measure_at_spread
     field_dispersion.REDUCE_BIAS = args.reduce_bias
     field_dispersion.CURVED = args.curved
+    field_dispersion.PAIR_SCALE = args.pair_scale
     chosen = [
         dataclasses.replace(s, results=args.results, truth=args.truth)
         for s in SETTINGS

@@ -78,3 +78,24 @@ def test_few_units_a_bot_read_the_results_dispersion(
         monkeypatch.setattr(field_dispersion, "CURVED", False)
     assert statistics.mean(s.pooled() or 0.0 for s in plain) > 1.15 * truth
     assert statistics.mean(s.pooled() or 0.0 for s in curved) == pytest.approx(truth, rel=0.06)
+
+
+@pytest.mark.parametrize(("seats", "bots"), [(2, 8), (4, 8), (6, 12)])
+def test_the_pairs_own_dispersion_leaves_out_their_going_together(
+    seats: int, bots: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same fields: each pair of equal bots is a fair coin, so the pairs' own
+    dispersion (``pair_dispersion``, which scales Firth's pseudo-results under
+    PAIR_SCALE) reads 1 within 6% on every seat count, where the units' reads (seats + 1)
+    / 3; a pair of two seats is its unit, so there the two are one figure."""
+    monkeypatch.setattr(field_dispersion, "CURVED", True)
+    pairs, units_read = [], []
+    for seed in range(40):
+        skills, units = sparse_field(bots, seats, 20 // (seats // 2), seed)
+        reduced = field.field_of(skills, dispersion=dict.fromkeys(skills, 1.0), reduce_bias=True)
+        pairs.append(field_dispersion.pair_dispersion(reduced, units) or 0.0)
+        units_read.append(field_dispersion.unit_sums(reduced, units).pooled() or 0.0)
+        if seats == 2:
+            assert pairs[-1] == pytest.approx(units_read[-1], rel=1e-9)
+    assert statistics.mean(pairs) == pytest.approx(1.0, rel=0.06)
+    assert statistics.mean(units_read) == pytest.approx((seats + 1) / 3, rel=0.06)

@@ -316,22 +316,24 @@ def field_of(
     start: Mapping[K, float] | None = None,
     prior: float = FIELD_PRIOR_DEVIATION,
     reduce_bias: bool = False,
+    bias_scale: float = 1.0,
 ) -> Field[K]:
     """The field of ``skills`` (or of its arrays, ``Stored``): refitted as a whole
     (``refit``, from ``start``) when ``whole``, else at the stored ratings; with the joint
     precision at those ratings. ``dispersion``: each bot's tempering, where measured (else
     its stored one's); ``prior``: the prior's deviation (``field_dispersion.COUNT_SPREAD``
     measures the dispersion at the field's own spread); ``reduce_bias``: the fit's
-    small-sample bias taken away (``field_bias``, an experiment)."""
+    small-sample bias taken away (``field_bias``, an experiment), its pseudo-results
+    times ``bias_scale``."""
     stored = stored_of(skills, keys)
     links = stored.links(dispersion, prior)
     elo = _refit(links, stored, start) if whole else stored.elo.copy()
     penalised = None
     if whole and reduce_bias:
-        elo = field_bias.refit(links, elo, NEWTON_STEPS, CONVERGED)
+        elo = field_bias.refit(links, elo, NEWTON_STEPS, CONVERGED, bias_scale)
     matrix = system.gradient_and_precision(links, elo)[1]
     if whole and reduce_bias:
-        penalised = field_bias.penalised(links, elo, matrix)
+        penalised = field_bias.penalised(links, elo, matrix, bias_scale)
     ratings = dict(zip(links.keys, elo.tolist(), strict=True))
     return Field(ratings, links.keys, matrix, dispersion, penalised=penalised)
 

@@ -37,9 +37,12 @@ K = TypeVar("K", bound=Hashable)
 ROUNDS = 4
 
 
-def adjusted(links: system.Links[K], elo: np.ndarray, matrix: sparse.csr_array) -> system.Links[K]:
+def adjusted(
+    links: system.Links[K], elo: np.ndarray, matrix: sparse.csr_array, scale: float = 1.0
+) -> system.Links[K]:
     """``links`` with each record's pseudo-results (half of them won) at ratings ``elo``,
-    ``matrix`` the field's precision there (inverted densely: fields of thousands)."""
+    ``matrix`` the field's precision there (inverted densely: fields of thousands), times
+    ``scale`` (``field_dispersion.PAIR_SCALE``: the pairs' own dispersion)."""
     covariance = np.linalg.inv(matrix.toarray())
     inside = links.other >= 0
     other = np.maximum(links.other, 0)
@@ -50,24 +53,27 @@ def adjusted(links: system.Links[K], elo: np.ndarray, matrix: sparse.csr_array) 
     )
     against = np.where(inside, elo[other], links.seen)
     expected = 1.0 / (1.0 + np.exp(_S * (against - elo[links.bot])))
-    extra = _S * _S * links.results * expected * (1.0 - expected) * variance / links.tempering
+    information = _S * _S * links.results * expected * (1.0 - expected)
+    extra = information * variance * scale / links.tempering
     return dataclasses.replace(links, results=links.results + extra, score=links.score + extra / 2)
 
 
-def refit(links: system.Links[K], elo: np.ndarray, steps: int, converged: float) -> np.ndarray:
+def refit(
+    links: system.Links[K], elo: np.ndarray, steps: int, converged: float, scale: float = 1.0
+) -> np.ndarray:
     """Firth's ratings from the fit ``elo``: ROUNDS of the pseudo-results at the
     ratings, then the ratings refitted with them (``field_system.refit``)."""
     for _ in range(ROUNDS):
         matrix = system.gradient_and_precision(links, elo)[1]
-        elo = system.refit(adjusted(links, elo, matrix), elo, steps, converged)
+        elo = system.refit(adjusted(links, elo, matrix, scale), elo, steps, converged)
     return elo
 
 
 def penalised(
-    links: system.Links[K], elo: np.ndarray, matrix: sparse.csr_array
+    links: system.Links[K], elo: np.ndarray, matrix: sparse.csr_array, scale: float = 1.0
 ) -> sparse.csr_array:
     """The precision of the records with their pseudo-results at Firth's ratings ``elo``
     (``matrix`` the records' own there, H): H + J, J the pseudo-results' information. Its
     inverse is the penalised fit's posterior covariance, narrower than H^-1 as the
     penalty pulls each rating in (``field_deviations.Dense.penalised``)."""
-    return system.gradient_and_precision(adjusted(links, elo, matrix), elo)[1]
+    return system.gradient_and_precision(adjusted(links, elo, matrix, scale), elo)[1]

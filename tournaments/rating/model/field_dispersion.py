@@ -72,6 +72,10 @@ REDUCE_BIAS = False
 #: then solves a quadratic); bench.ratings.dispersion_bias's "firth curved" with
 #: REDUCE_BIAS. ``calibration_ladder --curved``.
 CURVED = False
+#: An experiment, off, with REDUCE_BIAS: Firth's pseudo-results scaled by the pairs' own
+#: dispersion (``pair_dispersion``): all of a two-seat unit's, none of what a unit of
+#: several seats owes to its pairs going together. ``calibration_ladder --pair-scale``.
+PAIR_SCALE = False
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
 #: ratio never counts for more than the field's pooled one (the cap binds from 8 units on,
 #: so 5 plays do not move). Uncapped, a bot of many units leant on its own ratio, whose
@@ -168,52 +172,107 @@ def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
 
 
 def _curvature(found: Field[K], units: Iterable[Placing[K]], groups: int) -> np.ndarray:
-    """Per (unit, bot) group, in ``_unit_rows``' order: its pairs' -f''(d) var(d) / 2,
-    f(d) = S² p(1-p), var(d) the fitted difference's variance at dispersion 1 (the
-    covariance counting the field's spread), which the dispersion multiplies."""
-    rows = _unit_rows(found, units, by_pair=True)
-    assert rows is not None
-    left, right, expected, first, second = rows
-    joint = covariance(with_spread(found))
-    variance = (
-        joint.entries(left, left) + joint.entries(right, right) - 2.0 * joint.entries(left, right)
-    )
-    f = expected * (1.0 - expected)
-    moved = -0.5 * _S**4 * f * (1.0 - 6.0 * f) * variance
+    """Per (unit, bot) group, in ``_unit_rows``' order: its pairs' -f''(d) var(d) / 2
+    (``_moved``), which the dispersion multiplies."""
+    pairs = _pairs(found, units)
+    assert pairs is not None
+    first, second = _pair_groups(pairs, len(found.keys))
+    moved = _moved(found, pairs)
     return np.bincount(first, moved, groups) + np.bincount(second, moved, groups)
 
 
+def _moved(found: Field[K], pairs: Pairs) -> np.ndarray:
+    """Each pair's -f''(d) var(d) / 2, f(d) = S² p(1-p), var(d) the fitted difference's
+    variance at dispersion 1 (the covariance counting the field's spread)."""
+    joint = covariance(with_spread(found))
+    left, right = pairs.left, pairs.right
+    variance = (
+        joint.entries(left, left) + joint.entries(right, right) - 2.0 * joint.entries(left, right)
+    )
+    f = pairs.expected * (1.0 - pairs.expected)
+    return -0.5 * _S**4 * f * (1.0 - 6.0 * f) * variance
+
+
+def pair_dispersion(found: Field[K], units: Iterable[Placing[K]]) -> float | None:
+    """The pairs' own dispersion: as ``Sums.pooled``, but each pair of a unit taken alone,
+    so that what a unit of several seats owes to its pairs going together is left out (a
+    pair of two seats is its unit: there it is the pooled ratio). Build ``found`` with
+    dispersion 1. None where no pair is in the field."""
+    pairs = _pairs(found, units)
+    if pairs is None:
+        return None
+    joint = covariance(dataclasses.replace(found, penalised=None))
+    weight = _S * _S * pairs.expected * (1.0 - pairs.expected)
+    left, right = pairs.left, pairs.right
+    variance = (
+        joint.entries(left, left) + joint.entries(right, right) - 2.0 * joint.entries(left, right)
+    )
+    spread = float(np.sum((_S * (pairs.outcome - pairs.expected)) ** 2))
+    information = float(np.sum(weight - weight * weight * variance))
+    curvature = float(np.sum(_moved(found, pairs))) if CURVED else 0.0
+    if information <= 0.0:
+        return None
+    return _ratio(spread, information, curvature)
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Every pair of ``units`` within the field: its unit's number, its two bots' indices,
+    the left's result and expected score."""
+
+    at: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    outcome: np.ndarray
+    expected: np.ndarray
+
+
+def _pairs(found: Field[K], units: Iterable[Placing[K]]) -> Pairs | None:
+    index = found.index
+    rows: list[tuple[int, int, int, float]] = []
+    for u, unit in enumerate(units):
+        for a, b, y in pairwise(unit.seats, unit.places):
+            if a in index and b in index:
+                rows.append((u, index[a], index[b], y))
+    if not rows:
+        return None
+    at, left, right, outcome = (np.asarray(column) for column in zip(*rows, strict=True))
+    elo = np.fromiter((found.elo[k] for k in found.keys), float, len(found.keys))
+    expected = 1.0 / (1.0 + np.exp(-_S * (elo[left] - elo[right])))
+    return Pairs(at, left, right, outcome.astype(float), expected)
+
+
+def _pair_groups(pairs: Pairs, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's (unit, bot) group, numbered as ``_unit_rows`` numbers them: the left's
+    and the right's."""
+    at, count = pairs.at, len(pairs.left)
+    me = np.concatenate([pairs.left, pairs.left, pairs.right, pairs.right])
+    group = np.unique(np.concatenate([at, at, at, at]) * n + me, return_inverse=True)[1]
+    return group[:count], group[2 * count : 3 * count]
+
+
 def _unit_rows(
-    found: Field[K], units: Iterable[Placing[K]], by_pair: bool = False
+    found: Field[K], units: Iterable[Placing[K]]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Each (unit, bot) of ``units`` with a pair in the field, numbered in order (a
     group): its information row's entries as (group, bot index, value), sorted by group,
     each group's score (its pairs' residuals) and the entry of the bot itself. None
-    where no pair is in the field. ``by_pair``: each pair instead, as (left, right, the
-    left's expected score, the left's group, the right's)."""
-    index = found.index
-    pairs: list[tuple[int, int, int, float]] = []
-    for u, unit in enumerate(units):
-        for a, b, y in pairwise(unit.seats, unit.places):
-            if a in index and b in index:
-                pairs.append((u, index[a], index[b], y))
-    if not pairs:
+    where no pair is in the field."""
+    pairs = _pairs(found, units)
+    if pairs is None:
         return None
-    at, left, right, outcome = (np.asarray(column) for column in zip(*pairs, strict=True))
-    elo = np.fromiter((found.elo[k] for k in found.keys), float, len(found.keys))
-    expected = 1.0 / (1.0 + np.exp(-_S * (elo[left] - elo[right])))
+    at, left, right = pairs.at, pairs.left, pairs.right
+    expected = pairs.expected
     weight = _S * _S * expected * (1.0 - expected)
     n, count = len(found.keys), len(left)
     # (unit, me) as one key; each pair adds to both sides' rows.
     me = np.concatenate([left, left, right, right])
     entry = np.concatenate([left, right, right, left])
     groups, group = np.unique(np.concatenate([at, at, at, at]) * n + me, return_inverse=True)
-    if by_pair:
-        return left, right, expected, group[:count], group[2 * count : 3 * count]
     value = np.concatenate([weight, -weight, weight, -weight])
     cells, cell = np.unique(group * n + entry, return_inverse=True)
     summed = np.bincount(cell, value, len(cells))
-    residual = np.concatenate([_S * (outcome - expected)] * 2)
+    residual = np.concatenate([_S * (pairs.outcome - expected)] * 2)
     won = np.bincount(group[: 2 * count], residual, len(groups))
     score = (won - np.bincount(group[2 * count :], residual, len(groups))) / 2.0
     cell_group, cell_bot = cells // n, cells % n
@@ -253,11 +312,18 @@ def measured_field(
         spread = with_spread(plain).spread or FIELD_PRIOR_DEVIATION
         ones = dict.fromkeys(skills, 1.0)
         measured_at = field_of(skills, keys, dispersion=ones, start=plain.elo, prior=spread)
+    units = list(units)
     dispersion = temperings(unit_sums(measured_at, units), skills)
+    scale = pair_dispersion(measured_at, units) if REDUCE_BIAS and PAIR_SCALE else None
     if dispersion is None:
         found = field_of(skills, keys, reduce_bias=REDUCE_BIAS)
     else:
         found = field_of(
-            skills, keys, dispersion=dispersion, start=plain.elo, reduce_bias=REDUCE_BIAS
+            skills,
+            keys,
+            dispersion=dispersion,
+            start=plain.elo,
+            reduce_bias=REDUCE_BIAS,
+            bias_scale=scale or 1.0,
         )
     return with_spread(found) if COUNT_SPREAD else found
