@@ -425,9 +425,10 @@ def main() -> None:
         help="experiment: field_dispersion.CURVED (information where the truth likely is)",
     )
     parser.add_argument(
-        "--pair-scale",
-        action="store_true",
-        help="experiment, with --reduce-bias: field_dispersion.PAIR_SCALE",
+        "--firth-scales",
+        default="one,one",
+        help="experiment, with --reduce-bias: field_dispersion.FIRTH_SCALES (fit,posterior:"
+        " one, pair or unit)",
     )
     parser.add_argument(
         "--prior-bots", type=float, help="experiment: field_spread.PRIOR_BOTS, not 2"
@@ -451,7 +452,8 @@ def main() -> None:
     field_dispersion.MEASURE_AT_SPREAD = args.measure_at_spread
     field_dispersion.REDUCE_BIAS = args.reduce_bias
     field_dispersion.CURVED = args.curved
-    field_dispersion.PAIR_SCALE = args.pair_scale
+    fit, posterior = args.firth_scales.split(",")
+    field_dispersion.FIRTH_SCALES = (fit, posterior)
     chosen = [
         dataclasses.replace(s, results=args.results, truth=args.truth)
         for s in SETTINGS

@@ -317,6 +317,7 @@ def field_of(
     prior: float = FIELD_PRIOR_DEVIATION,
     reduce_bias: bool = False,
     bias_scale: float = 1.0,
+    posterior_scale: float | None = None,
 ) -> Field[K]:
     """The field of ``skills`` (or of its arrays, ``Stored``): refitted as a whole
     (``refit``, from ``start``) when ``whole``, else at the stored ratings; with the joint
@@ -324,7 +325,8 @@ def field_of(
     its stored one's); ``prior``: the prior's deviation (``field_dispersion.COUNT_SPREAD``
     measures the dispersion at the field's own spread); ``reduce_bias``: the fit's
     small-sample bias taken away (``field_bias``, an experiment), its pseudo-results
-    times ``bias_scale``."""
+    times ``bias_scale`` in the fit and ``posterior_scale`` (the same if None) in its
+    posterior."""
     stored = stored_of(skills, keys)
     links = stored.links(dispersion, prior)
     elo = _refit(links, stored, start) if whole else stored.elo.copy()
@@ -333,7 +335,8 @@ def field_of(
         elo = field_bias.refit(links, elo, NEWTON_STEPS, CONVERGED, bias_scale)
     matrix = system.gradient_and_precision(links, elo)[1]
     if whole and reduce_bias:
-        penalised = field_bias.penalised(links, elo, matrix, bias_scale)
+        scale = bias_scale if posterior_scale is None else posterior_scale
+        penalised = field_bias.penalised(links, elo, matrix, scale)
     ratings = dict(zip(links.keys, elo.tolist(), strict=True))
     return Field(ratings, links.keys, matrix, dispersion, penalised=penalised)
 

@@ -27,6 +27,7 @@ import numpy as np
 from scipy import sparse  # type: ignore[import-untyped]
 
 from tournaments.rating.model import field_system as system
+from tournaments.rating.model.field_deviations import DENSE_BOTS, Covariance, Dense, Probed
 from tournaments.rating.model.global_rating import _S
 
 K = TypeVar("K", bound=Hashable)
@@ -38,19 +39,20 @@ ROUNDS = 4
 
 
 def adjusted(
-    links: system.Links[K], elo: np.ndarray, matrix: sparse.csr_array, scale: float = 1.0
+    links: system.Links[K],
+    elo: np.ndarray,
+    matrix: sparse.csr_array,
+    scale: float = 1.0,
+    variance: np.ndarray | None = None,
 ) -> system.Links[K]:
     """``links`` with each record's pseudo-results (half of them won) at ratings ``elo``,
-    ``matrix`` the field's precision there (inverted densely: fields of thousands), times
-    ``scale`` (``field_dispersion.PAIR_SCALE``: the pairs' own dispersion)."""
-    covariance = np.linalg.inv(matrix.toarray())
+    ``matrix`` the field's precision there, times ``scale`` (``field_dispersion.
+    FIRTH_SCALES``). ``variance``: each record's contrast's, where a caller has them
+    (``record_variances``: one probing reused by a fit's rounds)."""
+    if variance is None:
+        variance = record_variances(links, matrix)
     inside = links.other >= 0
     other = np.maximum(links.other, 0)
-    variance = covariance[links.bot, links.bot] + np.where(
-        inside,
-        covariance[other, other] - 2.0 * covariance[links.bot, other],
-        0.0,
-    )
     against = np.where(inside, elo[other], links.seen)
     expected = 1.0 / (1.0 + np.exp(_S * (against - elo[links.bot])))
     information = _S * _S * links.results * expected * (1.0 - expected)
@@ -58,14 +60,36 @@ def adjusted(
     return dataclasses.replace(links, results=links.results + extra, score=links.score + extra / 2)
 
 
+def record_variances(links: system.Links[K], matrix: sparse.csr_array) -> np.ndarray:
+    """x'Cx for each record's contrast x (its pair's difference, or its bot alone against
+    an opponent outside the field), C the inverse of ``matrix``: dense and exact up to
+    DENSE_BOTS bots, probed above (``field_deviations.Probed``: a bot alone then reads its
+    variance against the field's mean, a little less than its own)."""
+    covariance: Covariance
+    if len(links.keys) <= DENSE_BOTS:
+        covariance = Dense(np.linalg.inv(matrix.toarray()))
+    else:
+        covariance = Probed.of(matrix)
+    inside = links.other >= 0
+    other = np.maximum(links.other, 0)
+    pair = covariance.entries(other, other) - 2.0 * covariance.entries(links.bot, other)
+    found = covariance.entries(links.bot, links.bot) + np.where(inside, pair, 0.0)
+    return np.maximum(found, 0.0)
+
+
 def refit(
     links: system.Links[K], elo: np.ndarray, steps: int, converged: float, scale: float = 1.0
 ) -> np.ndarray:
     """Firth's ratings from the fit ``elo``: ROUNDS of the pseudo-results at the
-    ratings, then the ratings refitted with them (``field_system.refit``)."""
+    ratings, then the ratings refitted with them (``field_system.refit``). Above
+    DENSE_BOTS the records' variances are probed once, at the first round, and kept:
+    they move little between rounds, and a probing costs a pass's seconds."""
+    variance = None
     for _ in range(ROUNDS):
         matrix = system.gradient_and_precision(links, elo)[1]
-        elo = system.refit(adjusted(links, elo, matrix, scale), elo, steps, converged)
+        if variance is None or len(links.keys) <= DENSE_BOTS:
+            variance = record_variances(links, matrix)
+        elo = system.refit(adjusted(links, elo, matrix, scale, variance), elo, steps, converged)
     return elo
 
 

@@ -33,14 +33,16 @@ import dataclasses
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 from scipy import sparse  # type: ignore[import-untyped]
 
 from tournaments.rating.model import field_spread
 from tournaments.rating.model import field_system as system
-from tournaments.rating.model.field import Field
+
+if TYPE_CHECKING:  # field fits with field_bias, which probes its leverages here
+    from tournaments.rating.model.field import Field
 
 K = TypeVar("K", bound=Hashable)
 

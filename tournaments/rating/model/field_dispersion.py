@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -72,10 +73,12 @@ REDUCE_BIAS = False
 #: then solves a quadratic); bench.ratings.dispersion_bias's "firth curved" with
 #: REDUCE_BIAS. ``calibration_ladder --curved``.
 CURVED = False
-#: An experiment, off, with REDUCE_BIAS: Firth's pseudo-results scaled by the pairs' own
-#: dispersion (``pair_dispersion``): all of a two-seat unit's, none of what a unit of
-#: several seats owes to its pairs going together. ``calibration_ladder --pair-scale``.
-PAIR_SCALE = False
+#: An experiment, with REDUCE_BIAS: what Firth's pseudo-results are scaled by, in the fit
+#: and in its posterior: "one" (the pairwise likelihood's own, as landed), "pair" (the
+#: pairs' own dispersion, ``pair_dispersion``: a two-seat unit's all, none of what
+#: several seats owe to their pairs going together) or "unit" (the pooled dispersion, the
+#: quasi-likelihood's form). ``calibration_ladder --firth-scales FIT,POSTERIOR``.
+FIRTH_SCALES = ("one", "one")
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
 #: ratio never counts for more than the field's pooled one (the cap binds from 8 units on,
 #: so 5 plays do not move). Uncapped, a bot of many units leant on its own ratio, whose
@@ -296,6 +299,19 @@ def temperings(sums: Sums, bots: Iterable[K]) -> dict[K, float] | None:
     return found
 
 
+def _firth_scales(
+    found: Field[K], units: list[Placing[K]], dispersion: Mapping[K, float] | None
+) -> tuple[float, float]:
+    """What the fit's and the posterior's pseudo-results are multiplied by (FIRTH_SCALES)
+    on top of the pairwise likelihood's own."""
+    if not REDUCE_BIAS or FIRTH_SCALES == ("one", "one"):
+        return 1.0, 1.0
+    pairs = pair_dispersion(found, units) if "pair" in FIRTH_SCALES else None
+    unit = statistics.fmean(dispersion.values()) if dispersion else None
+    by = {"one": 1.0, "pair": pairs or 1.0, "unit": unit or 1.0}
+    return by[FIRTH_SCALES[0]], by[FIRTH_SCALES[1]]
+
+
 def measured_field(
     skills: Mapping[K, Skill] | Stored[K],
     units: Iterable[Placing[K]],
@@ -314,7 +330,7 @@ def measured_field(
         measured_at = field_of(skills, keys, dispersion=ones, start=plain.elo, prior=spread)
     units = list(units)
     dispersion = temperings(unit_sums(measured_at, units), skills)
-    scale = pair_dispersion(measured_at, units) if REDUCE_BIAS and PAIR_SCALE else None
+    scales = _firth_scales(measured_at, units, dispersion)
     if dispersion is None:
         found = field_of(skills, keys, reduce_bias=REDUCE_BIAS)
     else:
@@ -324,6 +340,7 @@ def measured_field(
             dispersion=dispersion,
             start=plain.elo,
             reduce_bias=REDUCE_BIAS,
-            bias_scale=scale or 1.0,
+            bias_scale=scales[0],
+            posterior_scale=scales[1],
         )
     return with_spread(found) if COUNT_SPREAD else found
