@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from tournaments.rating.model import field, field_deviations
+from tournaments.rating.model import field, field_covariance, field_deviations
 from tournaments.rating.model.global_rating import Skill, rate_units
 from tournaments.rating.model.tournament_fit import SCALE, Placing
 
@@ -76,6 +76,6 @@ def test_probed_deviations_are_near_the_exact_ones_on_a_ladder_that_explores() -
     relative = [abs(probed[k] - exact[k]) / exact[k] for k in exact]
     assert max(relative) < 0.15
     assert sum(relative) / len(relative) < 0.05
-    floor = field_deviations.lower_bound(found.csr)
+    floor = field_covariance.lower_bound(found.csr)
     for i, k in enumerate(found.keys):
         assert probed[k] ** 2 >= floor[i] * (1 - 1e-9)

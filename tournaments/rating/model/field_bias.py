@@ -27,7 +27,7 @@ import numpy as np
 from scipy import sparse  # type: ignore[import-untyped]
 
 from tournaments.rating.model import field_system as system
-from tournaments.rating.model.field_deviations import DENSE_BOTS, Covariance, Dense, Probed
+from tournaments.rating.model.field_covariance import DENSE_BOTS, Covariance, Dense, Probed
 from tournaments.rating.model.global_rating import _S
 
 K = TypeVar("K", bound=Hashable)
@@ -63,7 +63,7 @@ def adjusted(
 def record_variances(links: system.Links[K], matrix: sparse.csr_array) -> np.ndarray:
     """x'Cx for each record's contrast x (its pair's difference, or its bot alone against
     an opponent outside the field), C the inverse of ``matrix``: dense and exact up to
-    DENSE_BOTS bots, probed above (``field_deviations.Probed``: a bot alone then reads its
+    DENSE_BOTS bots, probed above (``field_covariance.Probed``: a bot alone then reads its
     variance against the field's mean, a little less than its own)."""
     covariance: Covariance
     if len(links.keys) <= DENSE_BOTS:
@@ -99,5 +99,5 @@ def penalised(
     """The precision of the records with their pseudo-results at Firth's ratings ``elo``
     (``matrix`` the records' own there, H): H + J, J the pseudo-results' information. Its
     inverse is the penalised fit's posterior covariance, narrower than H^-1 as the
-    penalty pulls each rating in (``field_deviations.Dense.penalised``)."""
+    penalty pulls each rating in (``field_covariance.Dense.penalised``)."""
     return system.gradient_and_precision(adjusted(links, elo, matrix, scale), elo)[1]
