@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from tournaments.rating.model.field import Field, Stored, field_of
+from tournaments.rating.model.field_covariance import Covariance
 from tournaments.rating.model.field_deviations import covariance, with_spread
 from tournaments.rating.model.global_rating import _S
 from tournaments.rating.model.results import Placing, pairwise
@@ -187,11 +188,7 @@ def _curvature(found: Field[K], units: Iterable[Placing[K]], groups: int) -> np.
 def _moved(found: Field[K], pairs: Pairs) -> np.ndarray:
     """Each pair's -f''(d) var(d) / 2, f(d) = S² p(1-p), var(d) the fitted difference's
     variance at dispersion 1 (the covariance counting the field's spread)."""
-    joint = covariance(with_spread(found))
-    left, right = pairs.left, pairs.right
-    variance = (
-        joint.entries(left, left) + joint.entries(right, right) - 2.0 * joint.entries(left, right)
-    )
+    variance = _difference_variance(covariance(with_spread(found)), pairs)
     f = pairs.expected * (1.0 - pairs.expected)
     return -0.5 * _S**4 * f * (1.0 - 6.0 * f) * variance
 
@@ -204,18 +201,21 @@ def pair_dispersion(found: Field[K], units: Iterable[Placing[K]]) -> float | Non
     pairs = _pairs(found, units)
     if pairs is None:
         return None
-    joint = covariance(dataclasses.replace(found, penalised=None))
+    variance = _difference_variance(covariance(dataclasses.replace(found, penalised=None)), pairs)
     weight = _S * _S * pairs.expected * (1.0 - pairs.expected)
-    left, right = pairs.left, pairs.right
-    variance = (
-        joint.entries(left, left) + joint.entries(right, right) - 2.0 * joint.entries(left, right)
-    )
     spread = float(np.sum((_S * (pairs.outcome - pairs.expected)) ** 2))
     information = float(np.sum(weight - weight * weight * variance))
     curvature = float(np.sum(_moved(found, pairs))) if CURVED else 0.0
     if information <= 0.0:
         return None
     return _ratio(spread, information, curvature)
+
+
+def _difference_variance(joint: Covariance, pairs: Pairs) -> np.ndarray:
+    """Each pair's fitted difference's variance under ``joint``."""
+    left, right = pairs.left, pairs.right
+    both = joint.entries(left, left) + joint.entries(right, right)
+    return both - 2.0 * joint.entries(left, right)
 
 
 @dataclass(frozen=True)
