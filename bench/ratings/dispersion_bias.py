@@ -59,7 +59,7 @@ def at_truth(plain: field.Field[int], true: dict[int, float], units: list) -> tu
     keys = plain.keys
     shift = np.mean([plain.elo[k] for k in keys]) - np.mean([true[k] for k in keys])
     truth = field.Field({k: true[k] + shift for k in keys}, keys, plain.csr)
-    rows = field_dispersion._unit_rows(truth, units)
+    rows = field_dispersion._unit_rows(truth, field_dispersion._pairs(truth, units))
     if rows is None:
         return 0.0, 0.0
     _, _, value, score, own = rows

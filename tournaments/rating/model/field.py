@@ -330,13 +330,13 @@ def field_of(
     stored = stored_of(skills, keys)
     links = stored.links(dispersion, prior)
     elo = _refit(links, stored, start) if whole else stored.elo.copy()
-    penalised = None
+    penalised, variance = None, None
     if whole and reduce_bias:
-        elo = field_bias.refit(links, elo, NEWTON_STEPS, CONVERGED, bias_scale)
+        elo, variance = field_bias.refit(links, elo, NEWTON_STEPS, CONVERGED, bias_scale)
     matrix = system.gradient_and_precision(links, elo)[1]
     if whole and reduce_bias:
         scale = bias_scale if posterior_scale is None else posterior_scale
-        penalised = field_bias.penalised(links, elo, matrix, scale)
+        penalised = field_bias.penalised(links, elo, matrix, scale, variance)
     ratings = dict(zip(links.keys, elo.tolist(), strict=True))
     return Field(ratings, links.keys, matrix, dispersion, penalised=penalised)
 

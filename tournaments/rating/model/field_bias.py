@@ -36,6 +36,11 @@ K = TypeVar("K", bound=Hashable)
 #: leverages move little between rounds, as the ratings' bias is a fraction of their
 #: deviation.
 ROUNDS = 4
+#: Up to this many bots each round reads the leverages at its own ratings (an inversion
+#: of milliseconds); above, one covariance a fit, read at its first round, serves every
+#: round and the posterior (``penalised``): a dense inversion of thousands of bots, or a
+#: probing above ``DENSE_BOTS``, costs seconds, and the leverages move little.
+ROUNDS_EXACT_BOTS = 300
 
 
 def adjusted(
@@ -79,25 +84,32 @@ def record_variances(links: system.Links[K], matrix: sparse.csr_array) -> np.nda
 
 def refit(
     links: system.Links[K], elo: np.ndarray, steps: int, converged: float, scale: float = 1.0
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Firth's ratings from the fit ``elo``: ROUNDS of the pseudo-results at the
-    ratings, then the ratings refitted with them (``field_system.refit``). Above
-    DENSE_BOTS the records' variances are probed once, at the first round, and kept:
-    they move little between rounds, and a probing costs a pass's seconds."""
+    ratings, then the ratings refitted with them (``field_system.refit``); and, above
+    ROUNDS_EXACT_BOTS, the records' variances its rounds shared (read once, at the
+    first round), for the posterior (``penalised``) to reuse."""
     variance = None
+    kept = len(links.keys) > ROUNDS_EXACT_BOTS
     for _ in range(ROUNDS):
         matrix = system.gradient_and_precision(links, elo)[1]
-        if variance is None or len(links.keys) <= DENSE_BOTS:
+        if variance is None or not kept:
             variance = record_variances(links, matrix)
         elo = system.refit(adjusted(links, elo, matrix, scale, variance), elo, steps, converged)
-    return elo
+    return elo, variance if kept else None
 
 
 def penalised(
-    links: system.Links[K], elo: np.ndarray, matrix: sparse.csr_array, scale: float = 1.0
+    links: system.Links[K],
+    elo: np.ndarray,
+    matrix: sparse.csr_array,
+    scale: float = 1.0,
+    variance: np.ndarray | None = None,
 ) -> sparse.csr_array:
     """The precision of the records with their pseudo-results at Firth's ratings ``elo``
     (``matrix`` the records' own there, H): H + J, J the pseudo-results' information. Its
     inverse is the penalised fit's posterior covariance, narrower than H^-1 as the
-    penalty pulls each rating in (``field_covariance.Dense.penalised``)."""
-    return system.gradient_and_precision(adjusted(links, elo, matrix, scale), elo)[1]
+    penalty pulls each rating in (``field_covariance.Dense.penalised``). ``variance``:
+    the records' variances where the fit kept them (``refit``), else read at ``elo``."""
+    adjusted_links = adjusted(links, elo, matrix, scale, variance)
+    return system.gradient_and_precision(adjusted_links, elo)[1]

@@ -28,7 +28,8 @@ import math
 import statistics
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from functools import cached_property
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -138,21 +139,47 @@ def _bounded(dispersion: float) -> float:
     return min(max(dispersion, DISPERSION_MIN), DISPERSION_MAX)
 
 
-def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
+@dataclass
+class Sampled(Generic[K]):
+    """A fit and the units it is measured on, with what the measures share, each read
+    once (a covariance is an inversion, or a probing above ``DENSE_BOTS``, the pass's
+    cost): the units' pairs, the records' own covariance (the leverage) and the
+    covariance counting the field's spread (the curve)."""
+
+    found: Field[K]
+    units: list[Placing[K]]
+
+    @cached_property
+    def pairs(self) -> Pairs | None:
+        return _pairs(self.found, self.units)
+
+    @cached_property
+    def records(self) -> Covariance:
+        """H^-1 of the records alone, Firth's pseudo-results or not: to first order it is
+        what the fit absorbs of a unit's score (docs/ratings.md)."""
+        return covariance(dataclasses.replace(self.found, penalised=None))
+
+    @cached_property
+    def spread(self) -> Covariance:
+        return covariance(with_spread(self.found))
+
+
+def unit_sums(
+    found: Field[K], units: Iterable[Placing[K]], sampled: Sampled[K] | None = None
+) -> Sums:
     """Each bot's dispersion sums over ``units`` at the field's ratings, the leverage
     from the field's joint covariance (its precision taken as the information: build
     ``found`` with dispersion 1). Pairs with a bot outside the field are left out.
+    ``sampled``: the same fit and units, with what another measure already read.
 
     Every unit's pairs at once, as arrays (``_unit_rows``): a 20,000-match sample is
     120,000 pairs and 80,000 (unit, bot) rows, a Python loop of 16 s at 20,000 bots."""
-    units = list(units)
-    # The leverage is the records' own H^-1, Firth's pseudo-results or not: to first
-    # order it is what the fit absorbs of a unit's score (docs/ratings.md).
-    joint = covariance(dataclasses.replace(found, penalised=None))
-    rows = _unit_rows(found, units)
+    sampled = sampled or Sampled(found, list(units))
+    rows = _unit_rows(found, sampled.pairs)
     sums = Sums()
     if rows is None:
         return sums
+    joint = sampled.records
     group, bot, value, score, own = rows
     # v' C v per group: every pair of its entries (a unit's bots), summed.
     first, size = np.unique(group, return_index=True, return_counts=True)[1:]
@@ -163,7 +190,7 @@ def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
     right = starts + offset
     product = value[left] * value[right] * joint.entries(bot[left], bot[right])
     leverage = np.bincount(group[left], product, len(first))
-    curvature = _curvature(found, units, len(first)) if CURVED else np.zeros(len(first))
+    curvature = _curvature(sampled, len(first)) if CURVED else np.zeros(len(first))
     owner = bot[own]
     for i in range(len(first)):
         sums.add(
@@ -175,37 +202,42 @@ def unit_sums(found: Field[K], units: Iterable[Placing[K]]) -> Sums:
     return sums
 
 
-def _curvature(found: Field[K], units: Iterable[Placing[K]], groups: int) -> np.ndarray:
+def _curvature(sampled: Sampled[K], groups: int) -> np.ndarray:
     """Per (unit, bot) group, in ``_unit_rows``' order: its pairs' -f''(d) var(d) / 2
     (``_moved``), which the dispersion multiplies."""
-    pairs = _pairs(found, units)
+    pairs = sampled.pairs
     assert pairs is not None
-    first, second = _pair_groups(pairs, len(found.keys))
-    moved = _moved(found, pairs)
+    first, second = _pair_groups(pairs, len(sampled.found.keys))
+    moved = _moved(sampled)
     return np.bincount(first, moved, groups) + np.bincount(second, moved, groups)
 
 
-def _moved(found: Field[K], pairs: Pairs) -> np.ndarray:
+def _moved(sampled: Sampled[K]) -> np.ndarray:
     """Each pair's -f''(d) var(d) / 2, f(d) = S² p(1-p), var(d) the fitted difference's
     variance at dispersion 1 (the covariance counting the field's spread)."""
-    variance = _difference_variance(covariance(with_spread(found)), pairs)
+    pairs = sampled.pairs
+    assert pairs is not None
+    variance = _difference_variance(sampled.spread, pairs)
     f = pairs.expected * (1.0 - pairs.expected)
     return -0.5 * _S**4 * f * (1.0 - 6.0 * f) * variance
 
 
-def pair_dispersion(found: Field[K], units: Iterable[Placing[K]]) -> float | None:
+def pair_dispersion(
+    found: Field[K], units: Iterable[Placing[K]], sampled: Sampled[K] | None = None
+) -> float | None:
     """The pairs' own dispersion: as ``Sums.pooled``, but each pair of a unit taken alone,
     so that what a unit of several seats owes to its pairs going together is left out (a
     pair of two seats is its unit: there it is the pooled ratio). Build ``found`` with
-    dispersion 1. None where no pair is in the field."""
-    pairs = _pairs(found, units)
+    dispersion 1. None where no pair is in the field. ``sampled`` as for ``unit_sums``."""
+    sampled = sampled or Sampled(found, list(units))
+    pairs = sampled.pairs
     if pairs is None:
         return None
-    variance = _difference_variance(covariance(dataclasses.replace(found, penalised=None)), pairs)
+    variance = _difference_variance(sampled.records, pairs)
     weight = _S * _S * pairs.expected * (1.0 - pairs.expected)
     spread = float(np.sum((_S * (pairs.outcome - pairs.expected)) ** 2))
     information = float(np.sum(weight - weight * weight * variance))
-    curvature = float(np.sum(_moved(found, pairs))) if CURVED else 0.0
+    curvature = float(np.sum(_moved(sampled))) if CURVED else 0.0
     if information <= 0.0:
         return None
     return _ratio(spread, information, curvature)
@@ -255,13 +287,12 @@ def _pair_groups(pairs: Pairs, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _unit_rows(
-    found: Field[K], units: Iterable[Placing[K]]
+    found: Field[K], pairs: Pairs | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """Each (unit, bot) of ``units`` with a pair in the field, numbered in order (a
+    """Each (unit, bot) of the units' ``pairs`` (``_pairs``), numbered in order (a
     group): its information row's entries as (group, bot index, value), sorted by group,
     each group's score (its pairs' residuals) and the entry of the bot itself. None
     where no pair is in the field."""
-    pairs = _pairs(found, units)
     if pairs is None:
         return None
     at, left, right = pairs.at, pairs.left, pairs.right
@@ -299,14 +330,14 @@ def temperings(sums: Sums, bots: Iterable[K]) -> dict[K, float] | None:
     return found
 
 
-def _firth_scales(
-    found: Field[K], units: list[Placing[K]], dispersion: Mapping[K, float] | None
-) -> tuple[float, float]:
+def _firth_scales(sampled: Sampled[K], dispersion: Mapping[K, float] | None) -> tuple[float, float]:
     """What the fit's and the posterior's pseudo-results are multiplied by (FIRTH_SCALES)
     on top of the pairwise likelihood's own."""
     if not REDUCE_BIAS or FIRTH_SCALES == ("one", "one"):
         return 1.0, 1.0
-    pairs = pair_dispersion(found, units) if "pair" in FIRTH_SCALES else None
+    pairs = (
+        pair_dispersion(sampled.found, sampled.units, sampled) if "pair" in FIRTH_SCALES else None
+    )
     unit = statistics.fmean(dispersion.values()) if dispersion else None
     by = {"one": 1.0, "pair": pairs or 1.0, "unit": unit or 1.0}
     return by[FIRTH_SCALES[0]], by[FIRTH_SCALES[1]]
@@ -328,9 +359,9 @@ def measured_field(
         spread = with_spread(plain).spread or FIELD_PRIOR_DEVIATION
         ones = dict.fromkeys(skills, 1.0)
         measured_at = field_of(skills, keys, dispersion=ones, start=plain.elo, prior=spread)
-    units = list(units)
-    dispersion = temperings(unit_sums(measured_at, units), skills)
-    scales = _firth_scales(measured_at, units, dispersion)
+    sampled = Sampled(measured_at, list(units))
+    dispersion = temperings(unit_sums(measured_at, sampled.units, sampled), skills)
+    scales = _firth_scales(sampled, dispersion)
     if dispersion is None:
         found = field_of(skills, keys, reduce_bias=REDUCE_BIAS)
     else:
