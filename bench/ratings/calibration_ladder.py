@@ -425,6 +425,12 @@ def main() -> None:
         help="experiment: field_dispersion.CURVED (information where the truth likely is)",
     )
     parser.add_argument(
+        "--residual-information",
+        action="store_true",
+        help="experiment: field_dispersion.RESIDUAL_INFORMATION (the information from the"
+        " pairs' residuals and draws)",
+    )
+    parser.add_argument(
         "--firth-scales",
         default="one,one",
         help="experiment, with --reduce-bias: field_dispersion.FIRTH_SCALES (fit,posterior:"
@@ -452,6 +458,7 @@ def main() -> None:
     field_dispersion.MEASURE_AT_SPREAD = args.measure_at_spread
     field_dispersion.REDUCE_BIAS = args.reduce_bias
     field_dispersion.CURVED = args.curved
+    field_dispersion.RESIDUAL_INFORMATION = args.residual_information
     fit, posterior = args.firth_scales.split(",")
     field_dispersion.FIRTH_SCALES = (fit, posterior)
     chosen = [

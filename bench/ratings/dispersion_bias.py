@@ -26,6 +26,11 @@ ways, summed over the sites:
   covariance's times the dispersion being measured (a unit of four or six seats varies
   1.5-2 times its pairs' information, and so do the ratings fitted to it).
 
+- ``residual`` and ``firth residual``: at the plain fit and at Firth's, the information
+  read from the results rather than from p(1-p) at the fit (a pair's squared residual plus
+  a quarter for a draw; the experiment ``field_dispersion.RESIDUAL_INFORMATION``), what
+  the fit absorbed added back at the dispersion being measured.
+
 The ratio pass / truth is the bias the deviations carry (their width goes with its square
 root). docs/ratings.md, "The deviation counting the field's own spread, tried".
 
@@ -51,6 +56,18 @@ def sums(found: field.Field[int], units: list[Placing[int]]) -> tuple[float, flo
     """The units' squared scores and expected ones at ``found`` (its leverage included)."""
     measured = field_dispersion.unit_sums(found, units)
     return sum(measured.spread.values()), sum(measured.information.values())
+
+
+def residual_sums(found: field.Field[int], units: list[Placing[int]]) -> np.ndarray:
+    """The four sums ``field_dispersion.RESIDUAL_INFORMATION`` reads the dispersion from."""
+    saved = field_dispersion.RESIDUAL_INFORMATION
+    field_dispersion.RESIDUAL_INFORMATION = True
+    try:
+        measured = field_dispersion.unit_sums(found, units)
+    finally:
+        field_dispersion.RESIDUAL_INFORMATION = saved
+    kept = (measured.spread, measured.leverage, measured.residual, measured.pair_leverage)
+    return np.array([sum(k.values()) for k in kept])
 
 
 def at_truth(plain: field.Field[int], true: dict[int, float], units: list) -> tuple[float, float]:
@@ -117,6 +134,8 @@ def main() -> None:
     true = ladder.truth(setting, skills, random.Random(args.seed + 1), 5000 * args.bots)
     ways = ("pass", "truth", "at spread", "curved", "firth", "firth curved")
     totals = {c: {w: np.zeros(2) for w in ways} for c in ladder.CHECKPOINTS}
+    residual_ways = ("residual", "firth residual")
+    residuals = {c: {w: np.zeros(4) for w in residual_ways} for c in ladder.CHECKPOINTS}
     for number in range(1, args.sites + 1):
         snapshots, _ = ladder.site(setting, skills, rng)
         for plays, snap in snapshots.items():
@@ -135,11 +154,15 @@ def main() -> None:
             }
             for way, pair in found.items():
                 totals[plays][way] += pair
+            residuals[plays]["residual"] += residual_sums(plain, snap.units)
+            residuals[plays]["firth residual"] += residual_sums(firth, snap.units)
         if number % 10 == 0:
             print(f"{number}/{args.sites} sites", flush=True)
     print(f"pooled dispersion of {setting.label()}, {args.results}, {args.sites} sites")
     for plays, by in totals.items():
         ratios = {w: s / max(e, 1e-12) for w, (s, e) in by.items()}
+        for way, kept in residuals[plays].items():
+            ratios[way] = field_dispersion._residual_ratio(*kept) or float("nan")
         cells = " ".join(f"{w} {r:.3f}" for w, r in ratios.items())
         print(f"{plays:>3} plays: {cells}  pass / truth {ratios['pass'] / ratios['truth']:.3f}")
 

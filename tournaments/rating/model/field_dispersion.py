@@ -81,6 +81,16 @@ CURVED = False
 #: several seats owe to their pairs going together) or "unit" (the pooled dispersion, the
 #: quasi-likelihood's form). ``calibration_ladder --firth-scales FIT,POSTERIOR``.
 FIRTH_SCALES = ("one", "one")
+#: An experiment, off: the information the dispersion divides by is read from the
+#: results themselves, not from p(1-p) at the fit. A pairwise result y of 0, 1/2 or 1
+#: with mean p has Var(y) = p(1-p) - P(draw)/4, so p(1-p) is each pair's squared residual
+#: plus a quarter for a draw, whatever the fit: at few plays the fit is spread wider than
+#: the truth and its p(1-p) too small (the pass's ratio 10-25% high at 5 plays), and no
+#: curve then has to guess how much wider (``CURVED`` moved a sparse field of 50 13% below
+#: its truth). What the fit absorbs of a unit's score and of its pairs' residuals is the
+#: unit's dispersion times their leverages, so the dispersion solves a quadratic
+#: (``_residual_ratio``). ``calibration_ladder --residual-information``.
+RESIDUAL_INFORMATION = False
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
 #: ratio never counts for more than the field's pooled one (the cap binds from 8 units on,
 #: so 5 plays do not move). Uncapped, a bot of many units leant on its own ratio, whose
@@ -104,26 +114,46 @@ class Sums:
     units: dict[Any, int] = field(default_factory=dict)
     #: What the information gains per unit of dispersion where CURVED moves it.
     curvature: dict[Any, float] = field(default_factory=dict)
+    #: With RESIDUAL_INFORMATION: the units' leverages, their pairs' squared residuals
+    #: with a quarter for each draw (the information at the truth) and their leverages.
+    leverage: dict[Any, float] = field(default_factory=dict)
+    residual: dict[Any, float] = field(default_factory=dict)
+    pair_leverage: dict[Any, float] = field(default_factory=dict)
 
-    def add(self, bot: Any, score: float, information: float, curvature: float = 0.0) -> None:
+    def add(self, bot: Any, score: float, information: float, **more: float) -> None:
+        """One (unit, bot): its score, its information less its leverage and, by name,
+        what CURVED and RESIDUAL_INFORMATION add (``curvature``, ``leverage``,
+        ``residual``, ``pair_leverage``)."""
         self.spread[bot] = self.spread.get(bot, 0.0) + score * score
         self.information[bot] = self.information.get(bot, 0.0) + information
         self.units[bot] = self.units.get(bot, 0) + 1
-        self.curvature[bot] = self.curvature.get(bot, 0.0) + curvature
+        for name in ("curvature", "leverage", "residual", "pair_leverage"):
+            kept = getattr(self, name)
+            kept[bot] = kept.get(bot, 0.0) + more.get(name, 0.0)
 
     def pooled(self) -> float | None:
         """The field's dispersion: every unit's squared score over every expected one."""
-        information = sum(self.information.values())
-        if information <= 0.0:
-            return None
-        return _ratio(sum(self.spread.values()), information, sum(self.curvature.values()))
+        return self._ratio(list(self.information))
 
     def own(self, bot: Any) -> float | None:
         """The bot's own dispersion, as ``pooled`` over its units alone."""
-        information = self.information.get(bot, 0.0)
+        return self._ratio([bot]) if bot in self.information else None
+
+    def _ratio(self, bots: list[Any]) -> float | None:
+        def total(kept: dict[Any, float]) -> float:
+            return sum(kept.get(b, 0.0) for b in bots)
+
+        if RESIDUAL_INFORMATION:
+            return _residual_ratio(
+                total(self.spread),
+                total(self.leverage),
+                total(self.residual),
+                total(self.pair_leverage),
+            )
+        information = total(self.information)
         if information <= 0.0:
             return None
-        return _ratio(self.spread[bot], information, self.curvature[bot])
+        return _ratio(total(self.spread), information, total(self.curvature))
 
 
 def _ratio(spread: float, information: float, curvature: float) -> float:
@@ -133,6 +163,20 @@ def _ratio(spread: float, information: float, curvature: float) -> float:
         return _bounded(spread / information)
     root = math.sqrt(information * information + 4.0 * curvature * spread)
     return _bounded(2.0 * spread / (information + root))
+
+
+def _residual_ratio(
+    spread: float, leverage: float, residual: float, pair_leverage: float
+) -> float | None:
+    """d = (spread + d leverage) / (residual + d pair_leverage): the units' squared scores
+    and their pairs' squared residuals (draws' quarters included) each as at the truth,
+    what the fit absorbed of them added back (RESIDUAL_INFORMATION). None where nothing
+    was measured."""
+    linear = residual - leverage
+    if pair_leverage <= 0.0:
+        return _bounded(spread / linear) if linear > 0.0 else None
+    root = math.sqrt(linear * linear + 4.0 * pair_leverage * spread)
+    return _bounded((root - linear) / (2.0 * pair_leverage))
 
 
 def _bounded(dispersion: float) -> float:
@@ -191,15 +235,48 @@ def unit_sums(
     product = value[left] * value[right] * joint.entries(bot[left], bot[right])
     leverage = np.bincount(group[left], product, len(first))
     curvature = _curvature(sampled, len(first)) if CURVED else np.zeros(len(first))
+    residual, pair_leverage = _residuals(sampled, len(first))
     owner = bot[own]
     for i in range(len(first)):
         sums.add(
             found.keys[owner[i]],
             float(score[i]),
             float(value[own[i]] - leverage[i]),
-            float(curvature[i]),
+            curvature=float(curvature[i]),
+            leverage=float(leverage[i]),
+            residual=float(residual[i]),
+            pair_leverage=float(pair_leverage[i]),
         )
     return sums
+
+
+def _residuals(sampled: Sampled[K], groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per (unit, bot) group, in ``_unit_rows``' order, for RESIDUAL_INFORMATION (zeros
+    without): its pairs' squared residuals with a quarter for each draw, and their
+    leverages (at dispersion 1)."""
+    if not RESIDUAL_INFORMATION:
+        return np.zeros(groups), np.zeros(groups)
+    pairs = sampled.pairs
+    assert pairs is not None
+    first, second = _pair_groups(pairs, len(sampled.found.keys))
+    found, absorbed = _pair_residuals(sampled)
+
+    def both(values: np.ndarray) -> np.ndarray:
+        return np.bincount(first, values, groups) + np.bincount(second, values, groups)
+
+    return both(found), both(absorbed)
+
+
+def _pair_residuals(sampled: Sampled[K]) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's squared residual plus a quarter for a draw (S² p(1-p) at the truth, in
+    expectation, less what the fit absorbed) and its leverage S⁴ p²(1-p)² var(d)."""
+    pairs = sampled.pairs
+    assert pairs is not None
+    weight = _S * _S * pairs.expected * (1.0 - pairs.expected)
+    drawn = np.where(pairs.outcome == 0.5, _S * _S / 4.0, 0.0)
+    squared = (_S * (pairs.outcome - pairs.expected)) ** 2
+    variance = _difference_variance(sampled.records, pairs)
+    return squared + drawn, weight * weight * variance
 
 
 def _curvature(sampled: Sampled[K], groups: int) -> np.ndarray:
@@ -223,16 +300,26 @@ def _moved(sampled: Sampled[K]) -> np.ndarray:
 
 
 def pair_dispersion(
-    found: Field[K], units: Iterable[Placing[K]], sampled: Sampled[K] | None = None
+    found: Field[K],
+    units: Iterable[Placing[K]],
+    sampled: Sampled[K] | None = None,
+    unit: float = 1.0,
 ) -> float | None:
     """The pairs' own dispersion: as ``Sums.pooled``, but each pair of a unit taken alone,
     so that what a unit of several seats owes to its pairs going together is left out (a
     pair of two seats is its unit: there it is the pooled ratio). Build ``found`` with
-    dispersion 1. None where no pair is in the field. ``sampled`` as for ``unit_sums``."""
+    dispersion 1. None where no pair is in the field. ``sampled`` as for ``unit_sums``.
+    With RESIDUAL_INFORMATION, 1 - draws / (4 p(1-p)) summed over the pairs, the
+    residuals' absorbed part counted at the units' dispersion ``unit``."""
     sampled = sampled or Sampled(found, list(units))
     pairs = sampled.pairs
     if pairs is None:
         return None
+    if RESIDUAL_INFORMATION:
+        residual, absorbed = (float(np.sum(a)) for a in _pair_residuals(sampled))
+        drawn = float(np.sum(pairs.outcome == 0.5)) * _S * _S / 4.0
+        truth = residual - drawn + unit * absorbed
+        return _bounded(truth / (truth + drawn)) if truth + drawn > 0.0 else None
     variance = _difference_variance(sampled.records, pairs)
     weight = _S * _S * pairs.expected * (1.0 - pairs.expected)
     spread = float(np.sum((_S * (pairs.outcome - pairs.expected)) ** 2))
@@ -335,10 +422,10 @@ def _firth_scales(sampled: Sampled[K], dispersion: Mapping[K, float] | None) -> 
     on top of the pairwise likelihood's own."""
     if not REDUCE_BIAS or FIRTH_SCALES == ("one", "one"):
         return 1.0, 1.0
-    pairs = (
-        pair_dispersion(sampled.found, sampled.units, sampled) if "pair" in FIRTH_SCALES else None
-    )
     unit = statistics.fmean(dispersion.values()) if dispersion else None
+    pairs = None
+    if "pair" in FIRTH_SCALES:
+        pairs = pair_dispersion(sampled.found, sampled.units, sampled, unit or 1.0)
     by = {"one": 1.0, "pair": pairs or 1.0, "unit": unit or 1.0}
     return by[FIRTH_SCALES[0]], by[FIRTH_SCALES[1]]
 
