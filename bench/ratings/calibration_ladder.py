@@ -66,8 +66,8 @@ from bench.ratings.ladder_schedule import SLOTS, Cell, League, ladder_tables, si
 from tournaments.competitions import matchmaking
 from tournaments.competitions.schedule import schedule
 from tournaments.rating.model import field as joint
+from tournaments.rating.model import field_bias, field_dispersion, field_spread, tournament_fit
 from tournaments.rating.model import field_deviations as deviations
-from tournaments.rating.model import field_dispersion, field_spread, tournament_fit
 from tournaments.rating.model.global_rating import Skill
 from tournaments.rating.model.tournament_fit import Z95
 from tournaments.rating.model.units import match_units
@@ -425,6 +425,12 @@ def main() -> None:
         help="experiment: field_dispersion.CURVED (information where the truth likely is)",
     )
     parser.add_argument(
+        "--firth-sandwich",
+        action="store_true",
+        help="experiment, with --reduce-bias: field_bias.SANDWICH (the deviations Firth's"
+        " noise with its penalty held fixed)",
+    )
+    parser.add_argument(
         "--residual-information",
         action="store_true",
         help="experiment: field_dispersion.RESIDUAL_INFORMATION (the information from the"
@@ -459,6 +465,7 @@ def main() -> None:
     field_dispersion.REDUCE_BIAS = args.reduce_bias
     field_dispersion.CURVED = args.curved
     field_dispersion.RESIDUAL_INFORMATION = args.residual_information
+    field_bias.SANDWICH = args.firth_sandwich
     fit, posterior = args.firth_scales.split(",")
     field_dispersion.FIRTH_SCALES = (fit, posterior)
     chosen = [

@@ -36,7 +36,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from tournaments.rating.model import field_spread
+from tournaments.rating.model import field_bias, field_spread
 from tournaments.rating.model import field_system as system
 from tournaments.rating.model.field import Field
 from tournaments.rating.model.field_covariance import (
@@ -106,6 +106,8 @@ def with_spread(found: Field[K]) -> Field[K]:
         spread = field_spread.fitted_spread(values, vectors, elo)
         if found.penalised is None:
             joint = Dense.of(values, vectors, field_spread.shrink(spread))
+        elif field_bias.SANDWICH:
+            joint = Dense.sandwich(found.penalised, found.csr, field_spread.shrink(spread))
         else:
             joint = Dense.penalised(found.penalised, field_spread.shrink(spread))
     else:
