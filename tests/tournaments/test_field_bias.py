@@ -16,6 +16,7 @@ from tests.tournaments.test_field_dispersion import sparse_field
 from tests.tournaments.test_field_spread import round_robins
 from tournaments.rating.model import field, field_bias, field_deviations, field_dispersion
 from tournaments.rating.model import field_system as system
+from tournaments.rating.model.field_covariance import Dense
 from tournaments.rating.model.global_rating import _S, CONVERGED, NEWTON_STEPS
 from tournaments.rating.model.results import START_ELO
 
@@ -43,6 +44,22 @@ def test_one_binomial_record_gets_firths_closed_form() -> None:
     assert abs(plain[0] - START_ELO - math.log(4.0) / _S) < 0.01
     reduced = field_bias.refit(links, plain, NEWTON_STEPS, CONVERGED)[0]
     assert abs(reduced[0] - START_ELO - math.log(3.0) / _S) < 0.01
+
+
+def test_one_binomial_records_posteriors_are_n_over_n_plus_one_and_its_square() -> None:
+    """One record of n results: Firth's pseudo-results are one result more, so the
+    penalised posterior reads n / (n + 1) of the plain fit's variance, and the noise with
+    the penalty held fixed (``Dense.sandwich``, the experiment ``field_bias.SANDWICH``)
+    (n / (n + 1))², the variance of Firth's (y + 1/2) / (n + 1) to first order."""
+    links = one_record(4.0, 5.0)
+    plain = system.refit(links, np.array([START_ELO]), NEWTON_STEPS, CONVERGED)
+    reduced = field_bias.refit(links, plain, NEWTON_STEPS, CONVERGED)[0]
+    records = system.gradient_and_precision(links, reduced)[1]
+    penalised = field_bias.penalised(links, reduced, records)
+    variance = 1.0 / records.toarray()[0, 0]
+    assert Dense.penalised(penalised, 0.0).matrix[0, 0] == pytest.approx(variance * 5 / 6)
+    sandwich = Dense.sandwich(penalised, records, 0.0).matrix[0, 0]
+    assert sandwich == pytest.approx(variance * (5 / 6) ** 2)
 
 
 def test_a_sparse_field_is_pulled_in_toward_its_centre() -> None:
