@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from collections.abc import Callable
 
 import pytest
 
@@ -25,17 +26,21 @@ def placing(seats: tuple[int, ...], rng: random.Random) -> Placing[int]:
 
 
 def sparse_field(
-    bots: int, seats: int, matches: int, seed: int
+    bots: int,
+    seats: int,
+    matches: int,
+    seed: int,
+    place: Callable[[tuple[int, ...], random.Random], Placing[int]] = placing,
 ) -> tuple[dict[int, Skill], list[Placing[int]]]:
     """A ladder-like field: each table of ``seats`` near neighbours in a ring of
-    ``bots``, a few units per bot; the rating states and the units."""
+    ``bots``, placed by ``place``, a few units per bot; the rating states and the units."""
     rng = random.Random(seed)
     skills: dict[int, Skill] = {}
     units: list[Placing[int]] = []
     for _ in range(matches):
         first = rng.randrange(bots)
         table = tuple((first + k + rng.randrange(2)) % bots for k in range(0, 2 * seats, 2))
-        unit = placing(table, rng)
+        unit = place(table, rng)
         units.append(unit)
         skills.update(rate_units(skills, [unit]))
     return skills, units

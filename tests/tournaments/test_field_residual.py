@@ -12,9 +12,8 @@ import statistics
 
 import pytest
 
-from tests.tournaments.test_field_dispersion import rate_units
+from tests.tournaments.test_field_dispersion import sparse_field
 from tournaments.rating.model import field, field_dispersion
-from tournaments.rating.model.global_rating import Skill
 from tournaments.rating.model.results import Placing, pairwise
 
 #: Each bot's performance in a unit is one of this many values: two bots draw a third of
@@ -41,23 +40,6 @@ def results_dispersion(seats: int) -> float:
     return statistics.fmean(squares) / ((seats - 1) / 4)
 
 
-def tied_field(
-    bots: int, seats: int, matches: int, seed: int
-) -> tuple[dict[int, Skill], list[Placing[int]]]:
-    """A ladder-like field of equal bots (tables of near neighbours in a ring), placed with
-    ties; the rating states and the units."""
-    rng = random.Random(seed)
-    skills: dict[int, Skill] = {}
-    units: list[Placing[int]] = []
-    for _ in range(matches):
-        first = rng.randrange(bots)
-        table = tuple((first + k + rng.randrange(2)) % bots for k in range(0, 2 * seats, 2))
-        unit = tied_placing(table, rng)
-        units.append(unit)
-        skills.update(rate_units(skills, [unit]))
-    return skills, units
-
-
 @pytest.mark.parametrize(("seats", "bots"), [(2, 8), (4, 8), (6, 12)])
 def test_few_units_a_bot_read_the_results_dispersion(
     seats: int, bots: int, monkeypatch: pytest.MonkeyPatch
@@ -69,7 +51,7 @@ def test_few_units_a_bot_read_the_results_dispersion(
     truth = results_dispersion(seats)
     pass_read, residual_read, pairs_read = [], [], []
     for seed in range(40):
-        skills, units = tied_field(bots, seats, 20 // (seats // 2), seed)
+        skills, units = sparse_field(bots, seats, 20 // (seats // 2), seed, tied_placing)
         plain = field.field_of(skills, dispersion=dict.fromkeys(skills, 1.0))
         pass_read.append(field_dispersion.unit_sums(plain, units).pooled() or 0.0)
         monkeypatch.setattr(field_dispersion, "RESIDUAL_INFORMATION", True)

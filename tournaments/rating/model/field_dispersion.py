@@ -256,15 +256,17 @@ def _residuals(sampled: Sampled[K], groups: int) -> tuple[np.ndarray, np.ndarray
     leverages (at dispersion 1)."""
     if not RESIDUAL_INFORMATION:
         return np.zeros(groups), np.zeros(groups)
+    found, absorbed = _pair_residuals(sampled)
+    return _per_group(sampled, found, groups), _per_group(sampled, absorbed, groups)
+
+
+def _per_group(sampled: Sampled[K], values: np.ndarray, groups: int) -> np.ndarray:
+    """Each pair's ``values`` summed into both its (unit, bot) groups, in ``_unit_rows``'
+    order."""
     pairs = sampled.pairs
     assert pairs is not None
     first, second = _pair_groups(pairs, len(sampled.found.keys))
-    found, absorbed = _pair_residuals(sampled)
-
-    def both(values: np.ndarray) -> np.ndarray:
-        return np.bincount(first, values, groups) + np.bincount(second, values, groups)
-
-    return both(found), both(absorbed)
+    return np.bincount(first, values, groups) + np.bincount(second, values, groups)
 
 
 def _pair_residuals(sampled: Sampled[K]) -> tuple[np.ndarray, np.ndarray]:
@@ -282,11 +284,7 @@ def _pair_residuals(sampled: Sampled[K]) -> tuple[np.ndarray, np.ndarray]:
 def _curvature(sampled: Sampled[K], groups: int) -> np.ndarray:
     """Per (unit, bot) group, in ``_unit_rows``' order: its pairs' -f''(d) var(d) / 2
     (``_moved``), which the dispersion multiplies."""
-    pairs = sampled.pairs
-    assert pairs is not None
-    first, second = _pair_groups(pairs, len(sampled.found.keys))
-    moved = _moved(sampled)
-    return np.bincount(first, moved, groups) + np.bincount(second, moved, groups)
+    return _per_group(sampled, _moved(sampled), groups)
 
 
 def _moved(sampled: Sampled[K]) -> np.ndarray:
