@@ -604,7 +604,10 @@ class FieldPass(models.Model):
     summed, so a pass with nothing new is skipped), when it ended and how long it took;
     ``running_since`` is the claim of a pass under way (a conditional UPDATE); ``spread``:
     how spread it found the game's field (Elo; rating.model.field_spread), which the pages'
-    own comparisons count as the pass's deviations do (null: no pass yet)."""
+    own comparisons count as the pass's deviations do (null: no pass yet); ``bias_scale``
+    and ``posterior_scale``: what its fit's bias reduction scaled Firth's pseudo-results by
+    (``field.Field.scales``), so that a page fitting on the spot fits as the pass did (null:
+    the pass's fit reduced no bias)."""
 
     game = models.CharField(max_length=32, unique=True)
     bots = models.PositiveIntegerField(default=0)
@@ -613,6 +616,8 @@ class FieldPass(models.Model):
     seconds = models.FloatField(default=0.0)
     running_since = models.DateTimeField(null=True, blank=True)
     spread = models.FloatField(null=True, blank=True)
+    bias_scale = models.FloatField(null=True, blank=True)
+    posterior_scale = models.FloatField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "field passes"  # the admin's list, not "field passs"

@@ -36,15 +36,14 @@ tables far larger than a site (the value the fit converges to). Goal: coverage w
 ``--bots``, ``--seats``, ``--game``; ``--results engine``: every match drawn from real
 games of house bots of graded strength (bench/_engine_results.py), the truth their fit
 (Big Two 4p of 50 bots: played as drawn and the truth fitted to 40,000 random tables of
-them, bench/_engine_fresh.py). ``--pool-units U``, ``--own-weight-cap W``,
-``--count-spread`` and ``--prior-bots B`` are experiments, not settings: the field pass's
-``field_dispersion.POOL_UNITS`` (8; ``inf``: every bot the pooled ratio),
-``OWN_WEIGHT_MAX`` (0.5), ``COUNT_SPREAD`` (off: the deviations count the field's own
-spread, ``field_spread``) or ``field_spread.PRIOR_BOTS`` (2) in this process only
-(docs/ratings.md, "The field pass's prior" and "The deviation counting the field's own
-spread, tried"). ``--reduce-bias`` and ``--curved``: ``field_dispersion.REDUCE_BIAS``
-(every fit of the pass Firth's, its deviations the penalised posterior's) and ``CURVED``
-(the dispersion with each pair's information moved where the truth likely is).
+them, bench/_engine_fresh.py). The pass runs as the service's does (its one rating,
+issue 47: ``field_dispersion``'s switches); ``--pool-units U``, ``--own-weight-cap W``,
+``--prior-bots B``, ``--firth-scales FIT,POSTERIOR`` and each switch's ``--X`` /
+``--no-X`` (``--count-spread``, ``--reduce-bias``, ``--residual-information``,
+``--curved``, ``--measure-at-spread``, ``--firth-sandwich``) are experiments, not
+settings: ``field_dispersion.POOL_UNITS`` (inf: every bot the pooled ratio; 8 before),
+``OWN_WEIGHT_MAX`` (0.5), ``field_spread.PRIOR_BOTS`` (2) and the switches in this
+process only (docs/ratings.md, "The one rating switched on", and the tries before it).
 """
 
 from __future__ import annotations
@@ -371,6 +370,29 @@ SETTINGS = [
 ]
 
 
+#: Each on/off switch of the pass a flag may set (``--X`` / ``--no-X``; left out: the
+#: service's own setting).
+SWITCHES = {
+    "count_spread": (field_dispersion, "COUNT_SPREAD"),
+    "measure_at_spread": (field_dispersion, "MEASURE_AT_SPREAD"),
+    "reduce_bias": (field_dispersion, "REDUCE_BIAS"),
+    "curved": (field_dispersion, "CURVED"),
+    "residual_information": (field_dispersion, "RESIDUAL_INFORMATION"),
+    "firth_sandwich": (field_bias, "SANDWICH"),
+}
+
+
+def _set_switches(args: argparse.Namespace) -> None:
+    """The switches and scales the flags name, in this process only; the rest as the
+    service has them."""
+    for name, (module, constant) in SWITCHES.items():
+        if getattr(args, name) is not None:
+            setattr(module, constant, getattr(args, name))
+    if args.firth_scales is not None:
+        fit, posterior = args.firth_scales.split(",")
+        field_dispersion.FIRTH_SCALES = (fit, posterior)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sites", type=int, default=200, help="simulated sites per cell")
@@ -411,34 +433,33 @@ def main() -> None:
     )
     parser.add_argument(
         "--count-spread",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="experiment: field_dispersion.COUNT_SPREAD (the deviations count the field's spread)",
     )
     parser.add_argument(
         "--reduce-bias",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="experiment: field_dispersion.REDUCE_BIAS (Firth's adjusted score in every fit)",
     )
     parser.add_argument(
         "--curved",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="experiment: field_dispersion.CURVED (information where the truth likely is)",
     )
     parser.add_argument(
         "--firth-sandwich",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="experiment, with --reduce-bias: field_bias.SANDWICH (the deviations Firth's"
         " noise with its penalty held fixed)",
     )
     parser.add_argument(
         "--residual-information",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="experiment: field_dispersion.RESIDUAL_INFORMATION (the information from the"
         " pairs' residuals and draws)",
     )
     parser.add_argument(
         "--firth-scales",
-        default="one,one",
         help="experiment, with --reduce-bias: field_dispersion.FIRTH_SCALES (fit,posterior:"
         " one, pair or unit)",
     )
@@ -447,7 +468,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--measure-at-spread",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="experiment, with --count-spread: field_dispersion.MEASURE_AT_SPREAD",
     )
     parser.add_argument(
@@ -460,14 +481,7 @@ def main() -> None:
         field_dispersion.OWN_WEIGHT_MAX = args.own_weight_cap
     if args.prior_bots is not None:
         field_spread.PRIOR_BOTS = args.prior_bots
-    field_dispersion.COUNT_SPREAD = args.count_spread
-    field_dispersion.MEASURE_AT_SPREAD = args.measure_at_spread
-    field_dispersion.REDUCE_BIAS = args.reduce_bias
-    field_dispersion.CURVED = args.curved
-    field_dispersion.RESIDUAL_INFORMATION = args.residual_information
-    field_bias.SANDWICH = args.firth_sandwich
-    fit, posterior = args.firth_scales.split(",")
-    field_dispersion.FIRTH_SCALES = (fit, posterior)
+    _set_switches(args)
     chosen = [
         dataclasses.replace(s, results=args.results, truth=args.truth)
         for s in SETTINGS

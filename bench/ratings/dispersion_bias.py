@@ -6,8 +6,8 @@ at each checkpoint of 5, 10 and 20 plays a bot, the pooled ratio of the site's u
 (squared unit scores over their expected values, ``field_dispersion.unit_sums``) three
 ways, summed over the sites:
 
-- ``pass``: as the field pass measures it, at the plain fit (prior 500, dispersion 1),
-  its leverage from that fit's covariance;
+- ``pass``: as the field pass measured it before issue 47's one rating, at the plain fit
+  (prior 500, dispersion 1), its leverage from that fit's covariance;
 - ``truth``: the same units scored at the true ratings, no leverage: the baseline, what the
   dispersion is;
 - ``at spread``: at a plain fit under the field's own spread (``field_spread``; the

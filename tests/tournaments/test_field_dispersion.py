@@ -1,8 +1,9 @@
 """The field's own dispersion (tournaments.rating.model.field_dispersion): measured from units
 with the exact leverage it comes nearer the results' dispersion than the per-match sums
 (leverage with every other rating fixed) on a sparse multi-seat field;
-a bot's own ratio is shrunk towards the pooled one; too few units leave each bot its
-stored dispersion; bots outside the field are left out."""
+a bot's own ratio is shrunk towards the pooled one where the pass does not pool every
+bot (the pass before issue 47's one rating, ``information_at_the_fit``); too few units
+leave each bot its stored dispersion; bots outside the field are left out."""
 
 from __future__ import annotations
 
@@ -15,6 +16,15 @@ import pytest
 from tournaments.rating.model import field, field_dispersion
 from tournaments.rating.model.global_rating import Skill, rate_units
 from tournaments.rating.model.tournament_fit import Placing
+
+
+@pytest.fixture
+def information_at_the_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pass as it was before issue 47's one rating, which the experiments still reach
+    (``calibration_ladder --pool-units 8 --no-residual-information``): each bot's own ratio
+    shrunk towards the pooled one, the information read at the fit."""
+    monkeypatch.setattr(field_dispersion, "POOL_UNITS", 8.0)
+    monkeypatch.setattr(field_dispersion, "RESIDUAL_INFORMATION", False)
 
 
 def placing(seats: tuple[int, ...], rng: random.Random) -> Placing[int]:
@@ -60,6 +70,7 @@ def test_the_exact_leverage_measures_a_sparse_six_seat_fields_dispersion(seed: i
     assert abs(pooled - truth) < abs(per_match - truth)
 
 
+@pytest.mark.usefixtures("information_at_the_fit")
 def test_a_bots_own_ratio_is_shrunk_towards_the_pooled_one() -> None:
     sums = field_dispersion.Sums()
     for _ in range(30):
@@ -75,6 +86,7 @@ def test_a_bots_own_ratio_is_shrunk_towards_the_pooled_one() -> None:
     assert found["c"] == pytest.approx(2.5)  # no unit sampled: the field's
 
 
+@pytest.mark.usefixtures("information_at_the_fit")
 def test_a_bot_of_many_units_weighs_its_own_ratio_no_more_than_the_fields() -> None:
     sums = field_dispersion.Sums()
     for _ in range(100):
@@ -99,18 +111,27 @@ def test_too_few_units_leave_each_bot_its_stored_dispersion() -> None:
         is None
     )
     measured = field_dispersion.measured_field(skills, few)
-    stored = field.field_of(skills)
+    stored = field.field_of(skills, reduce_bias=field_dispersion.REDUCE_BIAS)
     assert measured.elo == pytest.approx(stored.elo)
     assert measured.matrix == stored.matrix
 
 
 def test_the_measured_field_is_refitted_with_the_measured_dispersion() -> None:
+    """As the service measures it (issue 47's one rating): Firth's fit at dispersion 1,
+    the dispersion read there, Firth's fit again with it, its pseudo-results scaled by
+    the pairs' own dispersion in the fit and not in its posterior."""
     skills, units = sparse_field(30, 4, 60, 3)
-    plain = field.field_of(skills, dispersion=dict.fromkeys(skills, 1.0))
+    plain = field.field_of(skills, dispersion=dict.fromkeys(skills, 1.0), reduce_bias=True)
     dispersion = field_dispersion.temperings(field_dispersion.unit_sums(plain, units), skills)
     assert dispersion is not None
+    assert len(set(dispersion.values())) == 1  # every bot the pooled ratio
     measured = field_dispersion.measured_field(skills, units)
-    expected = field.field_of(skills, dispersion=dispersion)
+    unit = statistics.fmean(dispersion.values())
+    pairs = field_dispersion.pair_dispersion(plain, units, unit=unit)
+    assert pairs is not None and measured.scales == pytest.approx((pairs, 1.0))
+    expected = field.field_of(
+        skills, dispersion=dispersion, reduce_bias=True, bias_scale=pairs, posterior_scale=1.0
+    )
     assert measured.elo == pytest.approx(expected.elo, abs=1e-3)
     # The precision is the information over each bot's dispersion (4 seats: above 1).
     assert statistics.fmean(dispersion.values()) > 1.2

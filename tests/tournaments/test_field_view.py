@@ -159,8 +159,11 @@ def test_an_operator_deleting_a_games_pass_has_the_next_one_refit_it(admin_clien
 def test_a_pass_counting_the_spread_stores_it_and_the_pages_comparisons_count_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The experiment ``field_dispersion.COUNT_SPREAD``: off, the pass stores no spread."""
+    """``field_dispersion.COUNT_SPREAD`` (on since issue 47's one rating): the pass stores
+    the field's spread, which the pages' comparisons count; off (an experiment now), it
+    stores none."""
     store(rated_states(8, 160, 5))
+    monkeypatch.setattr(field_dispersion, "COUNT_SPREAD", False)
     assert field_view.refresh("bigtwo") == "refitted"
     assert FieldPass.objects.get(game="bigtwo").spread is None
     monkeypatch.setattr(field_dispersion, "COUNT_SPREAD", True)
@@ -191,4 +194,47 @@ def test_the_new_field_prior_s_migration_has_every_game_refitted() -> None:
     migration.forget_what_the_passes_saw(apps, None)
     assert field_view.refresh("bigtwo") == "refitted"
     assert all(v.fitted_at > before[b].fitted_at for b, v in views().items())
+    assert field_view.refresh("bigtwo") == "unchanged"
+
+
+def test_a_page_fitting_on_the_spot_reduces_the_bias_as_the_pass_did() -> None:
+    """Issue 47's one rating: the pass's fit is Firth's, its pseudo-results scaled by the
+    pairs' own dispersion (measured over the recent units: 1 less the draws' share, so 1
+    where no pair drew, as here) in the fit and not in its posterior; it stores those
+    scales, and a page that fits on the spot
+    (``field_store.game_field``: head-to-head, comparisons) fits as it did, so it shows
+    the figures the board shows. Without them it would show the plain fit's, wider apart."""
+    _, version_of = store(rated_states(10, 80, 8))
+    play_four_seat_matches(version_of, 20, 9)
+    assert field_dispersion.REDUCE_BIAS and field_dispersion.FIRTH_SCALES == ("pair", "one")
+    assert field_view.refresh("bigtwo") == "refitted"
+    last = FieldPass.objects.get(game="bigtwo")
+    assert last.bias_scale == pytest.approx(1.0) and last.posterior_scale == 1.0
+    on_the_spot = field_store.game_field("bigtwo")
+    stored = views()
+    for bot, view in stored.items():
+        assert on_the_spot.elo[bot] == pytest.approx(view.elo, abs=1e-3)
+        assert on_the_spot.deviation(bot) == pytest.approx(view.deviation, rel=1e-3)
+    FieldPass.objects.filter(game="bigtwo").update(bias_scale=None, posterior_scale=None)
+    plain = field_store.game_field("bigtwo")
+    centre = sum(plain.elo.values()) / len(plain.elo)
+    assert sum(abs(e - centre) for e in plain.elo.values()) > sum(
+        abs(v.elo - centre) for v in stored.values()
+    )  # Firth pulls the ratings in toward the centre
+
+
+def test_the_one_rating_s_migration_has_every_game_refitted() -> None:
+    """Migration 0033 (issue 47's one rating switched on): nothing new is rated, yet each
+    game with a stored pass is refitted at the next beat under the new settings, and the
+    pass then stores its bias reduction's scales."""
+    from django.apps import apps
+
+    migration = importlib.import_module("tournaments.migrations.0033_one_rating_refit")
+    store(rated_states(4, 60, 10))
+    assert field_view.refresh("bigtwo") == "refitted"
+    FieldPass.objects.filter(game="bigtwo").update(bias_scale=None, posterior_scale=None)
+    assert field_view.refresh("bigtwo") == "unchanged"
+    migration.forget_what_the_passes_saw(apps, None)
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert FieldPass.objects.get(game="bigtwo").bias_scale is not None
     assert field_view.refresh("bigtwo") == "unchanged"

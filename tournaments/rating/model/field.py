@@ -251,6 +251,10 @@ class Field(Generic[K]):
     joint: object | None = dataclass_field(default=None, compare=False, repr=False)
     #: With Firth's pseudo-results (``field_bias.penalised``), where the fit reduced its bias.
     penalised: sparse.csr_array | None = dataclass_field(default=None, compare=False, repr=False)
+    #: Where the fit reduced its bias: what its pseudo-results were multiplied by in the fit
+    #: and in its posterior (``field_dispersion.FIRTH_SCALES``), so that a page fitting on
+    #: the spot fits as the pass did (``FieldPass.bias_scale``).
+    scales: tuple[float, float] | None = None
 
     @property
     def posterior(self) -> sparse.csr_array:
@@ -324,21 +328,21 @@ def field_of(
     precision at those ratings. ``dispersion``: each bot's tempering, where measured (else
     its stored one's); ``prior``: the prior's deviation (``field_dispersion.COUNT_SPREAD``
     measures the dispersion at the field's own spread); ``reduce_bias``: the fit's
-    small-sample bias taken away (``field_bias``, an experiment), its pseudo-results
+    small-sample bias taken away (``field_bias``), its pseudo-results
     times ``bias_scale`` in the fit and ``posterior_scale`` (the same if None) in its
     posterior."""
     stored = stored_of(skills, keys)
     links = stored.links(dispersion, prior)
     elo = _refit(links, stored, start) if whole else stored.elo.copy()
-    penalised, variance = None, None
+    penalised, variance, scales = None, None, None
     if whole and reduce_bias:
         elo, variance = field_bias.refit(links, elo, NEWTON_STEPS, CONVERGED, bias_scale)
     matrix = system.gradient_and_precision(links, elo)[1]
     if whole and reduce_bias:
-        scale = bias_scale if posterior_scale is None else posterior_scale
-        penalised = field_bias.penalised(links, elo, matrix, scale, variance)
+        scales = (bias_scale, bias_scale if posterior_scale is None else posterior_scale)
+        penalised = field_bias.penalised(links, elo, matrix, scales[1], variance)
     ratings = dict(zip(links.keys, elo.tolist(), strict=True))
-    return Field(ratings, links.keys, matrix, dispersion, penalised=penalised)
+    return Field(ratings, links.keys, matrix, dispersion, penalised=penalised, scales=scales)
 
 
 def solve(matrix: Sparse[K], vector: Mapping[K, float]) -> dict[K, float]:

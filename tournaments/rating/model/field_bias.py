@@ -1,10 +1,11 @@
 """The field fit's small-sample bias, taken away by Firth's adjusted score (issue 47).
 
-An experiment, off (``field_dispersion.REDUCE_BIAS``). At a few plays a bot the
-maximum-likelihood ratings are spread wider than the truth (the logistic fit's bias of
-order 1/n, away from the centre), so the information read at them is too small and
-the dispersion measured there too large (bench.ratings.dispersion_bias: 1.11-1.29 times
-the truth's at 5 plays), and a two-seat field's errors carry that bias besides their noise.
+On in the service since issue 47's one rating (``field_dispersion.REDUCE_BIAS``). At a
+few plays a bot the maximum-likelihood ratings are spread wider than the truth (the
+logistic fit's bias of order 1/n, away from the centre), so the information read at them
+is too small and the dispersion measured there too large (bench.ratings.dispersion_bias:
+1.11-1.29 times the truth's at 5 plays), and a two-seat field's errors carry that bias
+besides their noise.
 Firth (1993) removes the bias's first order by adding to the score half the gradient of
 log det I (Jeffreys' prior as a penalty); for a binomial record that is the same as
 adding h / 2 wins and h / 2 losses, h its leverage (Kosmidis and Firth 2021). Those are

@@ -48,40 +48,45 @@ from tournaments.rating.model.skill import (
 K = TypeVar("K", bound=Hashable)
 
 #: A bot's own measured dispersion counts as much as this many of its units against the
-#: field's pooled one (chosen by bench.ratings.calibration_ladder: 5 and 10 both centred the
-#: 50-bot 4-seat ladder, 0.941-0.950 and 0.944-0.958, where a bot's own alone left
-#: 0.926-0.950; 10 took the closed 2-seat field to 0.974, 5 left it 0.955-0.969;
-#: docs/ratings.md). ``calibration_ladder --pool-units inf``: every bot the pooled ratio.
-POOL_UNITS = 8.0
-#: An experiment, off: the deviations count the field's own spread (``field_spread``,
-#: ``field_deviations.with_spread``) instead of the prior's 500. With every bot on the
-#: pooled ratio it takes the 50-bot closed and open fields into the band at 5 plays, and
-#: lifts the 8-bot four- and six-seat ones above it (docs/ratings.md, "The deviation
-#: counting the field's own spread, tried"); ``calibration_ladder --count-spread``.
-COUNT_SPREAD = False
+#: field's pooled one. Infinite since issue 47's one rating: every bot takes the pooled
+#: ratio (with the information read from the results, RESIDUAL_INFORMATION, a bot's own
+#: ratio over a handful of units is noise that goes with its error; the field's is measured
+#: over thousands). Before, 8 (chosen by bench.ratings.calibration_ladder: 5 and 10 both
+#: centred the 50-bot 4-seat ladder; docs/ratings.md). ``calibration_ladder --pool-units 8``
+#: tries the shrunk own ratio again.
+POOL_UNITS = math.inf
+#: On (issue 47's one rating): the deviations count the field's own spread
+#: (``field_spread``, ``field_deviations.with_spread``) instead of the prior's 500. With
+#: every bot on the pooled ratio it takes the 50-bot closed and open fields into the band
+#: at 5 plays (docs/ratings.md, "The deviation counting the field's own spread, tried";
+#: "The one rating switched on"); ``calibration_ladder --no-count-spread`` turns it off.
+COUNT_SPREAD = True
 #: With COUNT_SPREAD, measure the dispersion at a fit under the field's own spread, which
 #: is not spread wider than the truth as the fit under 500 is at few plays: nearer the
 #: truth on four and six seats, below it on two (at 5 plays a closed four-seat field of 8
 #: reads 1.57 there, 1.68 as the pass, 1.45 at the truth; a closed two-seat one of 50 0.70,
 #: 0.88 and 0.80: bench.ratings.dispersion_bias); ``calibration_ladder --measure-at-spread``.
 MEASURE_AT_SPREAD = False
-#: An experiment, off: every fit of the pass takes its small-sample bias away
-#: (``field_bias``: Firth's adjusted score), so that the dispersion is measured at ratings
-#: no wider than the truth; ``calibration_ladder --reduce-bias``.
-REDUCE_BIAS = False
+#: On (issue 47's one rating): every fit of the pass takes its small-sample bias away
+#: (``field_bias``: Firth's adjusted score): the plain fit is spread wider than the truth
+#: at a few plays, and the two-seat ladders of 50 fell below the band on it (0.928-0.938);
+#: ``calibration_ladder --no-reduce-bias``.
+REDUCE_BIAS = True
 #: An experiment, off: each pair's information counts where the truth is likely to be, not
 #: at the fitted difference: moved to second order by the difference's variance (the
 #: field's covariance counting its spread, times the dispersion being measured, which
 #: then solves a quadratic); bench.ratings.dispersion_bias's "firth curved" with
 #: REDUCE_BIAS. ``calibration_ladder --curved``.
 CURVED = False
-#: An experiment, with REDUCE_BIAS: what Firth's pseudo-results are scaled by, in the fit
-#: and in its posterior: "one" (the pairwise likelihood's own, as landed), "pair" (the
+#: With REDUCE_BIAS: what Firth's pseudo-results are scaled by, in the fit and in its
+#: posterior: "one" (the pairwise likelihood's own), "pair" (the
 #: pairs' own dispersion, ``pair_dispersion``: a two-seat unit's all, none of what
 #: several seats owe to their pairs going together) or "unit" (the pooled dispersion, the
 #: quasi-likelihood's form). ``calibration_ladder --firth-scales FIT,POSTERIOR``.
-FIRTH_SCALES = ("one", "one")
-#: An experiment, off: the information the dispersion divides by is read from the
+#: The one rating's: "pair" in the fit, "one" in the posterior (scaled there too, the
+#: two-seat fields of 8 read above the band at 5 plays: docs/ratings.md, "BF").
+FIRTH_SCALES = ("pair", "one")
+#: On (issue 47's one rating): the information the dispersion divides by is read from the
 #: results themselves, not from p(1-p) at the fit. A pairwise result y of 0, 1/2 or 1
 #: with mean p has Var(y) = p(1-p) - P(draw)/4, so p(1-p) is each pair's squared residual
 #: plus a quarter for a draw, whatever the fit: at few plays the fit is spread wider than
@@ -89,8 +94,8 @@ FIRTH_SCALES = ("one", "one")
 #: curve then has to guess how much wider (``CURVED`` moved a sparse field of 50 13% below
 #: its truth). What the fit absorbs of a unit's score and of its pairs' residuals is the
 #: unit's dispersion times their leverages, so the dispersion solves a quadratic
-#: (``_residual_ratio``). ``calibration_ladder --residual-information``.
-RESIDUAL_INFORMATION = False
+#: (``_residual_ratio``). ``calibration_ladder --no-residual-information``.
+RESIDUAL_INFORMATION = True
 #: The own ratio's weight ``units / (units + POOL_UNITS)`` never exceeds this: a bot's own
 #: ratio never counts for more than the field's pooled one (the cap binds from 8 units on,
 #: so 5 plays do not move). Uncapped, a bot of many units leant on its own ratio, whose

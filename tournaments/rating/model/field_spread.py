@@ -1,7 +1,7 @@
 """How spread a game's field is, and the part of each deviation its prior should not claim
-(issue 47). An experiment, off in the service (``field_dispersion.COUNT_SPREAD``):
+(issue 47). On in the service since the one rating (``field_dispersion.COUNT_SPREAD``):
 docs/ratings.md, "The deviation counting the field's own spread, tried", has what it
-mends and what it does not.
+mends and what it does not, and "The one rating switched on" the settings beside it.
 
 The field pass fits every bot with the prior 1500 +- 500 (``skill.FIELD_PRIOR_DEVIATION``):
 wide, so that it pulls a bot far from the field's centre little. Its posterior covariance

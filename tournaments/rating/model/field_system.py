@@ -51,7 +51,7 @@ class Links(Generic[K]):
     #: other columns (``field.Stored``: one for every dispersion); else built once here.
     structure: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     #: The prior's deviation around the start (Elo): FIELD_PRIOR_DEVIATION but where the
-    #: experiment ``field_dispersion.COUNT_SPREAD`` fits at the field's own spread.
+    #: experiment ``field_dispersion.MEASURE_AT_SPREAD`` fits at the field's own spread.
     prior: float = FIELD_PRIOR_DEVIATION
 
     @staticmethod

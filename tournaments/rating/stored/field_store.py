@@ -39,7 +39,9 @@ def game_field(
     with the dispersion those units show (``field_dispersion.measured_field``; the field
     pass gives it the game's recent ones, and measures the field's spread); without, each
     bot's dispersion and the field's spread as the last pass measured them
-    (``FieldRating.dispersion``, ``FieldPass.spread``), its stored one's where none.
+    (``FieldRating.dispersion``, ``FieldPass.spread``), its stored one's where none, and
+    its bias reduced as the pass's was (``FieldPass.bias_scale``: a page reads the figures
+    the pass showed).
 
     ``bots``: only these bots are fitted together; every other opponent stays where each
     record last met it. A page's cost is then bounded by the bots it shows, not by the
@@ -47,9 +49,17 @@ def game_field(
     stored, measured = game_records(game, bots)
     if units is not None:
         return field_dispersion.measured_field(stored, units)
-    spread = FieldPass.objects.filter(game=game).values_list("spread", flat=True).first()
-    found = field.field_of(stored, whole=whole, dispersion=measured)
-    return dataclasses.replace(found, spread=spread)
+    last = FieldPass.objects.filter(game=game).values("spread", "bias_scale", "posterior_scale")
+    figures = last.first() or {"spread": None, "bias_scale": None, "posterior_scale": None}
+    found = field.field_of(
+        stored,
+        whole=whole,
+        dispersion=measured,
+        reduce_bias=figures["bias_scale"] is not None,
+        bias_scale=figures["bias_scale"] or 1.0,
+        posterior_scale=figures["posterior_scale"],
+    )
+    return dataclasses.replace(found, spread=figures["spread"])
 
 
 def game_records(

@@ -125,8 +125,8 @@ def refresh(game: str) -> str:
         return "running"
     try:
         began = time.perf_counter()
-        fitted, spread = _fit(game)
-        _store(game, fitted, spread, seen, time.perf_counter() - began)
+        fitted, figures = _fit(game)
+        _store(game, fitted, figures, seen, time.perf_counter() - began)
     finally:
         FieldPass.objects.filter(game=game).update(running_since=None)
     return "refitted"
@@ -141,21 +141,26 @@ def _claim(game: str) -> bool:
     return FieldPass.objects.filter(free, game=game).update(running_since=now) == 1
 
 
-def _fit(game: str) -> tuple[dict[int, tuple[float, float, float | None]], float | None]:
+def _fit(
+    game: str,
+) -> tuple[dict[int, tuple[float, float, float | None]], dict[str, float | None]]:
     """Each rated bot's rating in the whole field refitted, its joint deviation against
     the field's mean and the dispersion measured for it (None: too few units), by bot
-    id; and the field's spread (``field_spread``), which the deviations count."""
+    id; and the pass's figures a page fitting on the spot reads (``FieldPass``): the
+    field's spread (``field_spread``), which the deviations count, and the scales of its
+    bias reduction."""
     found = field_store.game_field(game, units=field_store.recent_units(game))
     deviations = field_deviations.against_mean(found)
     measured = found.dispersion or {}
     fitted = {bot: (found.elo[bot], deviations[bot], measured.get(bot)) for bot in found.elo}
-    return fitted, found.spread
+    scales = found.scales or (None, None)
+    return fitted, {"spread": found.spread, "bias_scale": scales[0], "posterior_scale": scales[1]}
 
 
 def _store(
     game: str,
     fitted: dict[int, tuple[float, float, float | None]],
-    spread: float | None,
+    figures: dict[str, float | None],
     seen: tuple[int, int],
     seconds: float,
 ) -> None:
@@ -180,6 +185,6 @@ def _store(
         FieldRating.objects.filter(rating__game=game).delete()
         FieldRating.objects.bulk_create(rows, batch_size=1000)
         FieldPass.objects.filter(game=game).update(
-            bots=seen[0], matches=seen[1], ran_at=now, seconds=seconds, spread=spread
+            bots=seen[0], matches=seen[1], ran_at=now, seconds=seconds, **figures
         )
     log.info("field pass of %s: %s bots in %.1f s", game, len(rows), seconds)
