@@ -40,7 +40,7 @@ them, bench/_engine_fresh.py). The pass runs as the service's does (its one rati
 issue 47: ``field_dispersion``'s switches); ``--pool-units U``, ``--own-weight-cap W``,
 ``--prior-bots B``, ``--firth-scales FIT,POSTERIOR`` and each switch's ``--X`` /
 ``--no-X`` (``--count-spread``, ``--reduce-bias``, ``--residual-information``,
-``--curved``, ``--measure-at-spread``, ``--firth-sandwich``) are experiments, not
+``--curved``, ``--measure-at-spread``; ``--firth-sandwich W``) are experiments, not
 settings: ``field_dispersion.POOL_UNITS`` (inf: every bot the pooled ratio; 8 before),
 ``OWN_WEIGHT_MAX`` (0.5), ``field_spread.PRIOR_BOTS`` (2) and the switches in this
 process only (docs/ratings.md, "The one rating switched on", and the tries before it).
@@ -378,7 +378,6 @@ SWITCHES = {
     "reduce_bias": (field_dispersion, "REDUCE_BIAS"),
     "curved": (field_dispersion, "CURVED"),
     "residual_information": (field_dispersion, "RESIDUAL_INFORMATION"),
-    "firth_sandwich": (field_bias, "SANDWICH"),
 }
 
 
@@ -388,6 +387,8 @@ def _set_switches(args: argparse.Namespace) -> None:
     for name, (module, constant) in SWITCHES.items():
         if getattr(args, name) is not None:
             setattr(module, constant, getattr(args, name))
+    if args.firth_sandwich is not None:
+        field_bias.SANDWICH = args.firth_sandwich
     if args.firth_scales is not None:
         fit, posterior = args.firth_scales.split(",")
         field_dispersion.FIRTH_SCALES = (fit, posterior)
@@ -448,9 +449,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--firth-sandwich",
-        action=argparse.BooleanOptionalAction,
-        help="experiment, with --reduce-bias: field_bias.SANDWICH (the deviations Firth's"
-        " noise with its penalty held fixed)",
+        type=float,
+        help="experiment: field_bias.SANDWICH, the share of Firth's noise with its penalty"
+        " held fixed in the deviations (0 the penalised posterior, 1 the sandwich alone)",
     )
     parser.add_argument(
         "--residual-information",

@@ -42,11 +42,13 @@ ROUNDS = 4
 #: round and the posterior (``penalised``): a dense inversion of thousands of bots, or a
 #: probing above ``DENSE_BOTS``, costs seconds, and the leverages move little.
 ROUNDS_EXACT_BOTS = 300
-#: An experiment, off: the deviations of a bias-reduced fit are its noise with the penalty
-#: held fixed, (H + J)^-1 H (H + J)^-1 (``field_covariance.Dense.sandwich``), not the
-#: penalised posterior (H + J)^-1, which is wider than Firth's error (two-seat fields of 8
-#: at 5 plays: z sd 0.90-0.95). Dense fields only; ``calibration_ladder --firth-sandwich``.
-SANDWICH = False
+#: An experiment, off (0): the deviations of a bias-reduced fit weigh in, by this share,
+#: its noise with the penalty held fixed, (H + J)^-1 H (H + J)^-1
+#: (``field_covariance.Dense.sandwich``), beside the penalised posterior (H + J)^-1, which
+#: is wider than Firth's error on closed and open fields (two-seat fields of 8 at 5 plays:
+#: z sd 0.90-0.95; 1, the sandwich alone, reads them 1.06). Dense fields only;
+#: ``calibration_ladder --firth-sandwich W``.
+SANDWICH = 0.0
 
 
 def adjusted(

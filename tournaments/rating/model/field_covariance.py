@@ -66,15 +66,18 @@ class Dense(Covariance):
         return Dense(inverse - shrink * inverse @ inverse)
 
     @staticmethod
-    def sandwich(precision: sparse.csr_array, records: sparse.csr_array, shrink: float) -> Dense:
+    def sandwich(
+        precision: sparse.csr_array, records: sparse.csr_array, shrink: float, weight: float = 1.0
+    ) -> Dense:
         """A H A - shrink A², A the inverse of the precision with Firth's pseudo-results and
         H the records' own: the penalised fit's noise, its penalty held fixed (for one
         binomial record of n results, (n / (n + 1))² of the plain fit's variance, which is
-        the variance of Firth's (y + 1/2) / (n + 1); A alone reads n / (n + 1)). The
-        experiment ``field_bias.SANDWICH``."""
+        the variance of Firth's (y + 1/2) / (n + 1); A alone reads n / (n + 1)); ``weight``
+        below 1: that share of it and the rest of A. The experiment ``field_bias.SANDWICH``."""
         inverse = np.linalg.inv(precision.toarray())
         noise = inverse @ records.toarray() @ inverse
-        return Dense(noise - shrink * inverse @ inverse)
+        mixed = weight * noise + (1.0 - weight) * inverse
+        return Dense(mixed - shrink * inverse @ inverse)
 
     def variances(self) -> np.ndarray:
         sums = self.matrix.sum(axis=1)

@@ -107,7 +107,8 @@ def with_spread(found: Field[K]) -> Field[K]:
         if found.penalised is None:
             joint = Dense.of(values, vectors, field_spread.shrink(spread))
         elif field_bias.SANDWICH:
-            joint = Dense.sandwich(found.penalised, found.csr, field_spread.shrink(spread))
+            shrink = field_spread.shrink(spread)
+            joint = Dense.sandwich(found.penalised, found.csr, shrink, field_bias.SANDWICH)
         else:
             joint = Dense.penalised(found.penalised, field_spread.shrink(spread))
     else:
