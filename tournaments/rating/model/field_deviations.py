@@ -104,13 +104,13 @@ def with_spread(found: Field[K]) -> Field[K]:
     if len(found.keys) <= DENSE_BOTS:
         values, vectors = field_spread.spectrum(found.csr.toarray())
         spread = field_spread.fitted_spread(values, vectors, elo)
+        shrink = field_spread.shrink(spread)
         if found.penalised is None:
-            joint = Dense.of(values, vectors, field_spread.shrink(spread))
+            joint = Dense.of(values, vectors, shrink)
         elif field_bias.SANDWICH:
-            shrink = field_spread.shrink(spread)
             joint = Dense.sandwich(found.penalised, found.csr, shrink, field_bias.SANDWICH)
         else:
-            joint = Dense.penalised(found.penalised, field_spread.shrink(spread))
+            joint = Dense.penalised(found.penalised, shrink)
     else:
         probed = Probed.of(found.posterior)
         spread = field_spread.one_step_spread(elo, probed.variances())

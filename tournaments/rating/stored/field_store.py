@@ -26,6 +26,9 @@ from tournaments.rating.stored import match_rating
 #: most this many (a few thousand units are plenty; the pass reads no more of a large
 #: site's history than this).
 RECENT_MATCHES = 20_000
+#: What a pass stores beside the views (``FieldPass``) for a page that fits on the spot:
+#: the field's spread and the scales of its fit's bias reduction (``field.Field``).
+PASS_FIGURES = ("spread", "bias_scale", "posterior_scale")
 
 
 def game_field(
@@ -49,8 +52,8 @@ def game_field(
     stored, measured = game_records(game, bots)
     if units is not None:
         return field_dispersion.measured_field(stored, units)
-    last = FieldPass.objects.filter(game=game).values("spread", "bias_scale", "posterior_scale")
-    figures = last.first() or {"spread": None, "bias_scale": None, "posterior_scale": None}
+    figures = FieldPass.objects.filter(game=game).values(*PASS_FIGURES).first()
+    figures = figures or dict.fromkeys(PASS_FIGURES)
     found = field.field_of(
         stored,
         whole=whole,

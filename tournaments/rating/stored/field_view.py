@@ -153,8 +153,8 @@ def _fit(
     deviations = field_deviations.against_mean(found)
     measured = found.dispersion or {}
     fitted = {bot: (found.elo[bot], deviations[bot], measured.get(bot)) for bot in found.elo}
-    scales = found.scales or (None, None)
-    return fitted, {"spread": found.spread, "bias_scale": scales[0], "posterior_scale": scales[1]}
+    figures = (found.spread, *(found.scales or (None, None)))
+    return fitted, dict(zip(field_store.PASS_FIGURES, figures, strict=True))
 
 
 def _store(
