@@ -27,6 +27,39 @@ def test_a_drawn_rating_is_normal_around_the_rating_with_its_sigma_widened() -> 
     assert all(d[0].key == "wide" and d[0].sigma == 200 for d in draws)
 
 
+def test_a_large_two_seat_field_draws_wider_than_a_small_one() -> None:
+    """The more players at two seats, the wider the draw (``explore_spread``): a field of
+    LARGE_FIELD draws each rating EXPLORE_SPREAD_LARGE sigmas wide, a field of
+    SMALL_FIELD EXPLORE_SPREAD, and one between them between, rising with the players.
+    Tables of four and six keep EXPLORE_SPREAD however many play."""
+    rng = random.Random(4)
+    large = [Player(f"p{i}", 1500 + 10 * i, 100) for i in range(matchmaking.LARGE_FIELD)]
+    errors = [
+        d.mu - p.mu
+        for _ in range(100)
+        for d, p in zip(matchmaking.explored(large, rng, 2), large, strict=True)
+    ]
+    four = [
+        d.mu - p.mu
+        for _ in range(100)
+        for d, p in zip(matchmaking.explored(large, rng, 4), large, strict=True)
+    ]
+    wide = matchmaking.EXPLORE_SPREAD_LARGE * 100
+    assert matchmaking.EXPLORE_SPREAD_LARGE > matchmaking.EXPLORE_SPREAD
+    assert 0.95 * wide < statistics.pstdev(errors) < 1.05 * wide
+    narrow = matchmaking.EXPLORE_SPREAD * 100
+    assert 0.95 * narrow < statistics.pstdev(four) < 1.05 * narrow
+    assert matchmaking.explore_spread(10_000, 6) == matchmaking.EXPLORE_SPREAD
+    sizes = range(2, matchmaking.LARGE_FIELD + 30)
+    spreads = [matchmaking.explore_spread(n) for n in sizes]
+    assert spreads == sorted(spreads)
+    assert matchmaking.explore_spread(matchmaking.SMALL_FIELD) == matchmaking.EXPLORE_SPREAD
+    assert matchmaking.explore_spread(10_000) == matchmaking.EXPLORE_SPREAD_LARGE
+    middle = (matchmaking.SMALL_FIELD + matchmaking.LARGE_FIELD) // 2
+    assert matchmaking.explore_spread(middle) > matchmaking.EXPLORE_SPREAD
+    assert matchmaking.explore_spread(middle) < matchmaking.EXPLORE_SPREAD_LARGE
+
+
 def test_the_picks_hold_the_players_given_not_their_draws() -> None:
     players = [Player(f"p{i}", 1400 + 30 * i, 80, games=i) for i in range(6)]
     picks = matchmaking.choose(players, 2, tables=3, explore=random.Random(2))

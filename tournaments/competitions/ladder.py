@@ -198,8 +198,8 @@ class Plan:
     note: str = ""
 
 
-#: The ladder chooses on ratings drawn around each entrant's, EXPLORE_SPREAD deviations
-#: wide (``matchmaking.explored``), from the operating system's entropy.
+#: The ladder chooses on ratings drawn around each entrant's, ``explore_spread``
+#: deviations wide (``matchmaking.explored``), from the operating system's entropy.
 EXPLORE = random.Random()
 
 

@@ -46,13 +46,27 @@ C = math.log(10.0) / 400.0
 #: How much one placing's n - 1 pairs count together, per seat beyond two (measured by
 #: bench.ratings.calibration: the sandwich was 1.2x the model's error at 4 seats, 1.45x at 6).
 PAIR_CORRELATION = 0.22
-#: How wide the ladder draws each rating before choosing tables (``explored``), in sigmas.
-#: Drawn from the interval itself (1), a 50-bot 2-seat ladder still chose pairs whose
-#: errors line up, and its field's intervals covered 0.90-0.95 (random pairs: 0.95-0.98);
-#: drawn twice as wide, 0.93-0.96, with the 8-bot cells unchanged (0.94-0.97). It costs
-#: games: a settled 20-bot field was ordered after 16,800 games against 13,600 (the round
-#: robin's 23,900), a newcomer placed after 216 against 240 (docs/ratings.md).
+#: How wide the ladder draws each rating before choosing tables (``explored``), in sigmas,
+#: on a field of up to SMALL_FIELD free players. Drawn from the interval itself (1), a
+#: 50-bot 2-seat ladder still chose pairs whose errors line up, and its field's intervals
+#: covered 0.90-0.95 (random pairs: 0.95-0.98); drawn twice as wide, 0.93-0.96, with the
+#: 8-bot cells unchanged (0.94-0.97). It costs games: a settled 20-bot field was ordered
+#: after 16,800 games against 13,600 (the round robin's 23,900), a newcomer placed after
+#: 216 against 240 (docs/ratings.md).
 EXPLORE_SPREAD = 2.0
+#: The draw's width at two seats from LARGE_FIELD free players on, linear in the players
+#: between. The more players, the nearer the pair the matchmaker can find among them, and
+#: the more its choice follows the estimates' errors: under the one rating (issue 47) the
+#: 50-bot two-seat ladders' errors still exceeded their intervals at 10 and 20 plays at 2
+#: sigmas (z sd 1.04-1.08; the real Oceans 11 one covered 0.929 at 10 plays), and were
+#: centred at 3 (z sd 1.01-1.02), while 3 on a field of 8 makes its tables nearly random
+#: and its intervals wide, and costs a 20-bot field 70% more games to order. A table of 4
+#: or 6 seats holds 6 or 15 pairs, most of them not the nearest: its 50-bot ladders were
+#: centred at 2 (z sd 1.00-1.03) and read no better at 3, so they keep EXPLORE_SPREAD
+#: (docs/ratings.md, "The two-seat ladder's draw widens with its field").
+EXPLORE_SPREAD_LARGE = 3.0
+SMALL_FIELD = 20
+LARGE_FIELD = 50
 #: Anchors tried (the most uncertain players), each completed greedily by the players
 #: that add most gain: the best table almost always holds one of the most uncertain.
 ANCHORS = 8
@@ -168,7 +182,7 @@ def choose(
     drawn around each player's (``explored``); the picks hold the players given.
     """
     if explore is not None:
-        drawn = explored(players, explore)
+        drawn = explored(players, explore, size)
         given = {id(d): p for d, p in zip(drawn, players, strict=True)}
         return [
             replace(pick, seats=tuple(given[id(p)] for p in pick.seats))
@@ -187,9 +201,9 @@ def choose(
     return picks
 
 
-def explored(players: Sequence[Player[K]], rng: random.Random) -> list[Player[K]]:
+def explored(players: Sequence[Player[K]], rng: random.Random, size: int = 2) -> list[Player[K]]:
     """The players with each rating drawn around it, normal with mean ``mu`` and standard
-    deviation EXPLORE_SPREAD x ``sigma`` (Thompson sampling, on a widened posterior).
+    deviation ``explore_spread`` x ``sigma`` (Thompson sampling, on a widened posterior).
 
     Chosen on the point ratings, the ladder plays the pairs its current errors make look
     close, again and again, and its ratings then err in the same direction together: on
@@ -198,8 +212,22 @@ def explored(players: Sequence[Player[K]], rng: random.Random) -> list[Player[K]
     0.94-0.98. Drawn ratings keep the tables near (a settled player moves little) while
     the pairs whose order is uncertain meet in proportion to that uncertainty, across
     clusters too: coverage 0.92-0.97 with 8 bots, and each rating's error a fifth smaller
-    (two fifths with 50 bots; docs/ratings.md, "Joint uncertainty and the ladder")."""
-    return [replace(p, mu=p.mu + rng.gauss(0.0, EXPLORE_SPREAD * p.sigma)) for p in players]
+    (two fifths with 50 bots; docs/ratings.md, "Joint uncertainty and the ladder"). The
+    draw widens with the players at a table of ``size`` two (``explore_spread``)."""
+    spread = explore_spread(len(players), size)
+    return [replace(p, mu=p.mu + rng.gauss(0.0, spread * p.sigma)) for p in players]
+
+
+def explore_spread(players: int, size: int = 2) -> float:
+    """How many sigmas wide ``explored`` draws on a field of ``players`` at tables of
+    ``size``: EXPLORE_SPREAD, and at two seats EXPLORE_SPREAD_LARGE from LARGE_FIELD
+    players, linear between SMALL_FIELD and LARGE_FIELD (a field whose busy players come
+    and go near a bound moves its draw a little, not by a step)."""
+    if size != 2:
+        return EXPLORE_SPREAD
+    share = (players - SMALL_FIELD) / (LARGE_FIELD - SMALL_FIELD)
+    share = min(max(share, 0.0), 1.0)
+    return EXPLORE_SPREAD + share * (EXPLORE_SPREAD_LARGE - EXPLORE_SPREAD)
 
 
 def best_table(
