@@ -61,10 +61,10 @@ EXPLORE_SPREAD = 2.0
 #: sigmas (z sd 1.04-1.08; the real draw-heavy one covered 0.929 at 10 plays), and were
 #: centred at 3 (z sd 1.01-1.02), while 3 on a field of 8 makes its tables nearly random
 #: and its intervals wide (and costs a 20-bot field 70% more games to order, where it costs
-#: a 50-bot one 16%). A table of 4
-#: or 6 seats holds 6 or 15 pairs, most of them not the nearest: its 50-bot ladders were
-#: centred at 2 (z sd 1.00-1.03) and read no better at 3, so they keep EXPLORE_SPREAD
-#: (docs/ratings.md, "The two-seat ladder's draw widens with its field").
+#: a 50-bot one 16%). A table of 4 or 6 seats holds 6 or 15 pairs, most of them not the
+#: nearest: its 50-bot ladders were centred at 2 (z sd 1.00-1.03) and read no better at 3,
+#: so they keep EXPLORE_SPREAD (docs/ratings.md, "The two-seat ladder's draw widens with
+#: its field").
 EXPLORE_SPREAD_LARGE = 3.0
 SMALL_FIELD = 20
 LARGE_FIELD = 50
