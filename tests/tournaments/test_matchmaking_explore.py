@@ -34,21 +34,16 @@ def test_a_large_two_seat_field_draws_wider_than_a_small_one() -> None:
     Tables of four and six keep EXPLORE_SPREAD however many play."""
     rng = random.Random(4)
     large = [Player(f"p{i}", 1500 + 10 * i, 100) for i in range(matchmaking.LARGE_FIELD)]
-    errors = [
-        d.mu - p.mu
-        for _ in range(100)
-        for d, p in zip(matchmaking.explored(large, rng, 2), large, strict=True)
-    ]
-    four = [
-        d.mu - p.mu
-        for _ in range(100)
-        for d, p in zip(matchmaking.explored(large, rng, 4), large, strict=True)
-    ]
-    wide = matchmaking.EXPLORE_SPREAD_LARGE * 100
+
+    def spread_drawn(size: int) -> float:
+        """The drawn ratings' spread around the given ones, over 100 draws, in sigmas."""
+        draws = (matchmaking.explored(large, rng, size) for _ in range(100))
+        errors = [d.mu - p.mu for drawn in draws for d, p in zip(drawn, large, strict=True)]
+        return statistics.pstdev(errors) / 100
+
     assert matchmaking.EXPLORE_SPREAD_LARGE > matchmaking.EXPLORE_SPREAD
-    assert 0.95 * wide < statistics.pstdev(errors) < 1.05 * wide
-    narrow = matchmaking.EXPLORE_SPREAD * 100
-    assert 0.95 * narrow < statistics.pstdev(four) < 1.05 * narrow
+    assert abs(spread_drawn(2) / matchmaking.EXPLORE_SPREAD_LARGE - 1.0) < 0.05
+    assert abs(spread_drawn(4) / matchmaking.EXPLORE_SPREAD - 1.0) < 0.05
     assert matchmaking.explore_spread(10_000, 6) == matchmaking.EXPLORE_SPREAD
     sizes = range(2, matchmaking.LARGE_FIELD + 30)
     spreads = [matchmaking.explore_spread(n) for n in sizes]
