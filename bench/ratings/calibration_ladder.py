@@ -389,6 +389,8 @@ def _set_switches(args: argparse.Namespace) -> None:
             setattr(module, constant, getattr(args, name))
     if args.firth_sandwich is not None:
         field_bias.SANDWICH = args.firth_sandwich
+    if args.firth_sandwich_small is not None:
+        field_bias.SANDWICH_SMALL = args.firth_sandwich_small
     if args.firth_scales is not None:
         fit, posterior = args.firth_scales.split(",")
         field_dispersion.FIRTH_SCALES = (fit, posterior)
@@ -452,6 +454,12 @@ def main() -> None:
         type=float,
         help="experiment: field_bias.SANDWICH, the share of Firth's noise with its penalty"
         " held fixed in the deviations (0 the penalised posterior, 1 the sandwich alone)",
+    )
+    parser.add_argument(
+        "--firth-sandwich-small",
+        type=float,
+        help="experiment: field_bias.SANDWICH_SMALL, that share in a field of up to"
+        " SANDWICH_FROM bots, falling to none at SANDWICH_TO",
     )
     parser.add_argument(
         "--residual-information",

@@ -49,6 +49,20 @@ ROUNDS_EXACT_BOTS = 300
 #: z sd 0.90-0.95; 1, the sandwich alone, reads them 1.06). Dense fields only;
 #: ``calibration_ladder --firth-sandwich W``.
 SANDWICH = 0.0
+#: A field of SANDWICH_FROM bots or fewer weighs in this share of that noise, falling
+#: linearly to none at SANDWICH_TO bots: an experiment, off (0).
+SANDWICH_SMALL = 0.0
+SANDWICH_FROM = 12
+SANDWICH_TO = 50
+
+
+def sandwich_share(bots: int) -> float:
+    """The share of the penalty-fixed noise in a field of ``bots`` deviations: SANDWICH
+    where set (the whole-field experiment), else SANDWICH_SMALL falling with the field."""
+    if SANDWICH:
+        return SANDWICH
+    falling = (SANDWICH_TO - bots) / (SANDWICH_TO - SANDWICH_FROM)
+    return SANDWICH_SMALL * min(max(falling, 0.0), 1.0)
 
 
 def adjusted(

@@ -107,8 +107,8 @@ def with_spread(found: Field[K]) -> Field[K]:
         shrink = field_spread.shrink(spread)
         if found.penalised is None:
             joint = Dense.of(values, vectors, shrink)
-        elif field_bias.SANDWICH:
-            joint = Dense.sandwich(found.penalised, found.csr, shrink, field_bias.SANDWICH)
+        elif share := field_bias.sandwich_share(len(found.keys)):
+            joint = Dense.sandwich(found.penalised, found.csr, shrink, share)
         else:
             joint = Dense.penalised(found.penalised, shrink)
     else:
