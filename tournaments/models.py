@@ -607,7 +607,8 @@ class FieldPass(models.Model):
     own comparisons count as the pass's deviations do (null: no pass yet); ``bias_scale``
     and ``posterior_scale``: what its fit's bias reduction scaled Firth's pseudo-results by
     (``field.Field.scales``), so that a page fitting on the spot fits as the pass did (null:
-    the pass's fit reduced no bias)."""
+    the pass's fit reduced no bias); ``sandwich``: the share of the penalty-fixed noise its
+    deviations weighed in (``field.Field.sandwich``; null: none)."""
 
     game = models.CharField(max_length=32, unique=True)
     bots = models.PositiveIntegerField(default=0)
@@ -618,6 +619,7 @@ class FieldPass(models.Model):
     spread = models.FloatField(null=True, blank=True)
     bias_scale = models.FloatField(null=True, blank=True)
     posterior_scale = models.FloatField(null=True, blank=True)
+    sandwich = models.FloatField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "field passes"  # the admin's list, not "field passs"

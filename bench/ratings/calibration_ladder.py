@@ -76,6 +76,8 @@ from tournaments.rating.model.units import match_units
 STEP = {8: 0.15, 12: 0.15, 50: 0.04}
 CHECKPOINTS = (5, 10, 20)
 OPEN_POPULATION = 12
+#: The schedules whose tables a matchmaker chooses.
+MATCHMADE = ("ladder", "linked")
 OPEN_TABLE = 6
 
 
@@ -234,7 +236,7 @@ def check(snapshot: Snapshot, true: dict[int, float], tally: Tally) -> None:
     rated = sorted(skills)
     fields = {
         "joint": joint.field_of(skills, whole=False),
-        "refit": field_dispersion.measured_field(skills, snapshot.units),
+        "refit": field_dispersion.measured_field(skills, snapshot.units, chosen=snapshot.chosen),
     }
     estimates = {
         "stored": {b: skills[b].elo for b in rated},
@@ -266,10 +268,13 @@ def tau(elo: dict[int, float], true: dict[int, float]) -> float:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A site at one checkpoint: its rating states and every unit rated so far."""
+    """A site at one checkpoint: its rating states and every unit rated so far, and the
+    share of them a matchmaker seated (the service's pass reads it from the ladder's
+    matches: ``field_store.recent_units``)."""
 
     skills: dict[int, Skill]
     units: list[tournament_fit.Placing[int]]
+    chosen: float = 0.0
 
 
 def site(
@@ -282,6 +287,7 @@ def site(
     source = tables(setting, league, rng)
     cell = Cell(setting.game, setting.seats)
     pending = list(CHECKPOINTS)
+    chosen = 1.0 if setting.schedule in MATCHMADE else 0.0
     snapshots: dict[int, Snapshot] = {}
     played: list[tuple[int, ...]] = []
     while pending:
@@ -289,7 +295,8 @@ def site(
         league.play(cell, played[-1], rng)
         plays = sum(league.matches.values()) / len(skills)
         if plays >= pending[0]:
-            snapshots[pending.pop(0)] = Snapshot(dict(league.skills_now), list(league.units))
+            units = list(league.units)
+            snapshots[pending.pop(0)] = Snapshot(dict(league.skills_now), units, chosen)
     return snapshots, played
 
 

@@ -85,7 +85,7 @@ def main() -> None:
     def check(snapshot: ladder.Snapshot, true: dict[int, float], tally: ladder.Tally) -> None:
         count(snapshot, true, tally)
         skills = {b: s for b, s in snapshot.skills.items() if b in true}
-        found = field_dispersion.measured_field(skills, snapshot.units)
+        found = field_dispersion.measured_field(skills, snapshot.units, chosen=snapshot.chosen)
         shown = field_deviations.against_mean(found)
         mean = statistics.fmean(found.elo[b] for b in skills)
         true_mean = statistics.fmean(true[b] for b in skills)

@@ -183,7 +183,9 @@ def print_sites(game: str, seats: int, sites: int, seed: int, pairs: Mapping[Pai
         for plays, snapshot in snapshots.items():
             own, pooled = oracle(snapshot.skills, true, pairs)
             fields = {
-                "measured": field_dispersion.measured_field(snapshot.skills, snapshot.units),
+                "measured": field_dispersion.measured_field(
+                    snapshot.skills, snapshot.units, chosen=snapshot.chosen
+                ),
                 "known mean": known_field(snapshot.skills, dict.fromkeys(own, pooled).__getitem__),
                 "known per bot": known_field(snapshot.skills, own.__getitem__),
             }

@@ -137,12 +137,13 @@ def measure(sample: int) -> None:
 
     print("one pass, step by step:")
     timed("load and refit the field, stored dispersions", lambda: field_store.game_field(GAME))
-    units = timed(
+    recent = timed(
         "read the recent units (field_store.recent_units)", lambda: field_store.recent_units(GAME)
     )
     found = timed(
-        f"refit with the dispersion of {len(units):,} units (field_dispersion.measured_field)",
-        lambda: field_store.game_field(GAME, units=units),
+        f"refit with the dispersion of {len(recent.units):,} units"
+        " (field_dispersion.measured_field)",
+        lambda: field_store.game_field(GAME, recent=recent),
     )
     n = len(found.keys)
     method = "dense" if n <= field_deviations.DENSE_BOTS else "probed"

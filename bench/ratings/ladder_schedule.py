@@ -141,7 +141,7 @@ class League:
         rated = {b: s for b, s in self.skills_now.items() if self.matches.get(b)}
         if not rated:
             return
-        found = field_dispersion.measured_field(rated, self.units)
+        found = field_dispersion.measured_field(rated, self.units, chosen=1.0)
         joint = field_deviations.against_mean(found)
         self.view = {b: (found.elo[b], joint[b]) for b in found.elo}
 

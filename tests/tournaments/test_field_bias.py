@@ -6,6 +6,7 @@ own, where the plain pass reads it a sixth or more high."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 
@@ -148,3 +149,39 @@ def test_a_field_above_dense_bots_probes_its_leverages(monkeypatch: pytest.Monke
     moved = statistics.mean(abs(plain.elo[k] - exact.elo[k]) for k in skills)
     assert statistics.mean(gaps.values()) < moved / 5
     assert max(gaps[k] / deviation[k] for k in skills) < 1 / 3
+
+
+def small_field(share: float) -> field.Field[int]:
+    """A bias-reduced field of 8 bots 30 Elo apart after one round robin, at its own
+    spread, its deviations weighing in ``share`` of the penalty-fixed noise."""
+    truth = {b: START_ELO + 30.0 * (b - 3.5) for b in range(8)}
+    skills = round_robins(truth, 1, seed=3)
+    reduced = field.field_of(skills, dispersion=dict.fromkeys(skills, 1.0), reduce_bias=True)
+    return field_deviations.with_spread(dataclasses.replace(reduced, sandwich=share))
+
+
+def test_a_share_of_firths_noise_reads_between_the_posterior_and_the_noise() -> None:
+    """The deviations at the small field's share lie between the penalised posterior's
+    and the penalty-fixed noise's, bot by bot; a page's one-bot reading
+    (``Field.deviation``) gives the pass's (``field_deviations.against_mean``)."""
+    variances = {
+        w: field_deviations.covariance(small_field(w)).variances() for w in (0.0, 0.6, 1.0)
+    }
+    assert np.all(variances[1.0] < variances[0.6]) and np.all(variances[0.6] < variances[0.0])
+    found = small_field(0.6)
+    joint = field_deviations.against_mean(found)
+    for bot in found.keys:
+        assert found.deviation(bot) == pytest.approx(joint[bot], rel=1e-9)
+
+
+def test_the_share_falls_with_the_field_and_with_the_matchmakers_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A field of up to SANDWICH_FROM bots no matchmaker seated takes SANDWICH_SMALL of
+    the noise; the share falls to none at SANDWICH_TO bots, and with the share of the
+    results the ladder seated: a ladder keeps the posterior's width."""
+    monkeypatch.setattr(field_bias, "SANDWICH_SMALL", 0.6)
+    share = field_bias.sandwich_share
+    assert share(2) == share(8) == share(field_bias.SANDWICH_FROM) == 0.6
+    assert 0.0 < share(31) < 0.6 and share(field_bias.SANDWICH_TO) == share(500) == 0.0
+    assert share(8, chosen=0.5) == pytest.approx(0.3) and share(8, chosen=1.0) == 0.0

@@ -18,9 +18,9 @@ from django.utils import timezone
 
 from tests.tournaments.conftest import Workers, wait_for
 from tests.tournaments.test_field_store import rated_states, store
-from tournaments.models import FieldPass, FieldRating, Match, Seat
+from tournaments.models import FieldPass, FieldRating, Ladder, Match, Seat
 from tournaments.play import tasks
-from tournaments.rating.model import field_dispersion
+from tournaments.rating.model import field_bias, field_dispersion
 from tournaments.rating.model.skill import FIELD_PRIOR_DEVIATION
 from tournaments.rating.stored import field_store, field_view, match_rating
 
@@ -91,12 +91,13 @@ def play_four_seat_matches(version_of: dict[int, Any], count: int, seed: int) ->
 def test_a_pass_measures_the_dispersion_of_the_games_recent_units() -> None:
     bot_of, version_of = store(rated_states(10, 80, 8))
     played = play_four_seat_matches(version_of, 20, 9)
-    units = field_store.recent_units("bigtwo")
-    assert [(u.seats, u.places) for u in units] == played[::-1]  # the latest first
-    assert len(field_store.recent_units("bigtwo", matches=5)) == 5
+    recent = field_store.recent_units("bigtwo")
+    assert [(u.seats, u.places) for u in recent.units] == played[::-1]  # the latest first
+    assert recent.chosen == 0.0  # no ladder's match among them
+    assert len(field_store.recent_units("bigtwo", matches=5).units) == 5
     plain = field_store.game_field("bigtwo")  # before any pass: the stored dispersions
     assert field_view.refresh("bigtwo") == "refitted"
-    measured = field_store.game_field("bigtwo", units=units)
+    measured = field_store.game_field("bigtwo", recent=recent)
     assert measured.dispersion is not None
     for bot, view in views().items():
         assert view.elo == pytest.approx(measured.elo[bot])
@@ -221,6 +222,49 @@ def test_a_page_fitting_on_the_spot_reduces_the_bias_as_the_pass_did() -> None:
     assert sum(abs(e - centre) for e in plain.elo.values()) > sum(
         abs(v.elo - centre) for v in stored.values()
     )  # Firth pulls the ratings in toward the centre
+
+
+def test_a_small_fields_pass_weighs_in_firths_noise_unless_the_ladder_seated_it() -> None:
+    """Ten bots, twenty matches no matchmaker seated: the pass's deviations weigh in the
+    penalty-fixed noise by the small field's whole share (``field_bias.sandwich_share``),
+    stored for the pages, whose fit on the spot then reads the board's deviations; with
+    half of the recent matches the ladder's, half that share; all of them, none."""
+    _, version_of = store(rated_states(10, 80, 8))
+    play_four_seat_matches(version_of, 20, 9)
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert FieldPass.objects.get(game="bigtwo").sandwich == field_bias.SANDWICH_SMALL > 0.0
+    on_the_spot = field_store.game_field("bigtwo")
+    for bot, view in views().items():
+        assert on_the_spot.deviation(bot) == pytest.approx(view.deviation, rel=1e-3)
+    ladder = Ladder.objects.create(game="bigtwo")
+    matches = Match.objects.filter(game="bigtwo").order_by("-rating_seq")
+    Match.objects.filter(pk__in=list(matches.values_list("pk", flat=True)[:10])).update(
+        ladder=ladder
+    )
+    assert field_store.recent_units("bigtwo").chosen == pytest.approx(0.5)
+    FieldPass.objects.filter(game="bigtwo").update(bots=0, matches=0)
+    assert field_view.refresh("bigtwo") == "refitted"
+    half = FieldPass.objects.get(game="bigtwo").sandwich
+    assert half == pytest.approx(field_bias.SANDWICH_SMALL / 2)
+    Match.objects.filter(game="bigtwo").update(ladder=ladder)
+    FieldPass.objects.filter(game="bigtwo").update(bots=0, matches=0)
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert FieldPass.objects.get(game="bigtwo").sandwich == 0.0
+
+
+def test_the_small_field_share_s_migration_has_every_game_refitted() -> None:
+    """Migration 0034: each game with a stored pass is refitted at the next beat, which
+    then stores the share of the penalty-fixed noise in its deviations."""
+    from django.apps import apps
+
+    migration = importlib.import_module("tournaments.migrations.0034_small_field_sandwich")
+    store(rated_states(4, 60, 10))
+    assert field_view.refresh("bigtwo") == "refitted"
+    FieldPass.objects.filter(game="bigtwo").update(sandwich=None)
+    assert field_view.refresh("bigtwo") == "unchanged"
+    migration.forget_what_the_passes_saw(apps, None)
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert FieldPass.objects.get(game="bigtwo").sandwich is not None
 
 
 def test_the_one_rating_s_migration_has_every_game_refitted() -> None:

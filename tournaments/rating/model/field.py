@@ -255,12 +255,26 @@ class Field(Generic[K]):
     #: and in its posterior (``field_dispersion.FIRTH_SCALES``), so that a page fitting on
     #: the spot fits as the pass did (``FieldPass.bias_scale``).
     scales: tuple[float, float] | None = None
+    #: Where the fit reduced its bias: the share of its noise with the penalty held fixed
+    #: that its deviations weigh in (``field_bias.sandwich_share``; 0: the posterior's).
+    sandwich: float = 0.0
 
     @property
     def posterior(self) -> sparse.csr_array:
         """The precision the deviations invert: with Firth's pseudo-results where the fit
         took its bias away (``penalised``), else the records' own (``csr``)."""
         return self.csr if self.penalised is None else self.penalised
+
+    @cached_property
+    def fitted_penalty(self) -> sparse.csr_array | None:
+        """The records' precision with the pseudo-results the fit itself added (``scales``'
+        first, where the posterior's differ), whose inverse reads the fit's noise
+        (``field_covariance.Dense.sandwich``): the pseudo-results are linear in their
+        scale, so it is H + (fit / posterior) (penalised - H)."""
+        if self.penalised is None or self.scales is None or self.scales[0] == self.scales[1]:
+            return None
+        ratio = self.scales[0] / self.scales[1] if self.scales[1] else 1.0
+        return self.csr + ratio * (self.penalised - self.csr)
 
     @property
     def shrink(self) -> float:
@@ -287,7 +301,7 @@ class Field(Generic[K]):
         """A's rating less B's, with its joint uncertainty."""
         estimate = self.elo[a] - self.elo[b]
         contrast = self.contrast({a: 1.0}) - self.contrast({b: 1.0})
-        deviation = math.sqrt(system.contrast_variance(self.posterior, contrast, self.shrink))
+        deviation = math.sqrt(self.variance(contrast))
         if deviation > 0.0:
             probability = _normal_cdf(estimate / deviation)
         else:
@@ -309,7 +323,17 @@ class Field(Generic[K]):
         """The deviation of the bot's rating measured from the field's mean: the
         uncertainty of its place against the others."""
         contrast = self.contrast({bot: 1.0}) - 1.0 / len(self.keys)
-        return math.sqrt(system.contrast_variance(self.posterior, contrast, self.shrink))
+        return math.sqrt(self.variance(contrast))
+
+    def variance(self, contrast: np.ndarray) -> float:
+        """The variance (Elo^2) of the combination ``contrast`` of ratings, as the pass's
+        covariance reads it (``field_deviations.with_spread``): the posterior's at the
+        field's spread, with the penalty-fixed noise's share where ``sandwich``."""
+        if self.penalised is None or not self.sandwich:
+            return system.contrast_variance(self.posterior, contrast, self.shrink)
+        return system.contrast_variance(
+            self.penalised, contrast, self.shrink, self.csr, self.sandwich, self.fitted_penalty
+        )
 
 
 def field_of(

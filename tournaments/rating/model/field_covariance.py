@@ -67,15 +67,22 @@ class Dense(Covariance):
 
     @staticmethod
     def sandwich(
-        precision: sparse.csr_array, records: sparse.csr_array, shrink: float, weight: float = 1.0
+        precision: sparse.csr_array,
+        records: sparse.csr_array,
+        shrink: float,
+        weight: float = 1.0,
+        fitted: sparse.csr_array | None = None,
     ) -> Dense:
-        """A H A - shrink A², A the inverse of the precision with Firth's pseudo-results and
-        H the records' own: the penalised fit's noise, its penalty held fixed (for one
-        binomial record of n results, (n / (n + 1))² of the plain fit's variance, which is
-        the variance of Firth's (y + 1/2) / (n + 1); A alone reads n / (n + 1)); ``weight``
-        below 1: that share of it and the rest of A. The experiment ``field_bias.SANDWICH``."""
+        """F H F - shrink A², A the inverse of the precision with Firth's pseudo-results, H
+        the records' own and F the inverse of ``fitted``, the records' with the pseudo-results
+        the fit itself added (A's where None): the penalised fit's noise, its penalty held
+        fixed (for one binomial record of n results, (n / (n + 1))² of the plain fit's
+        variance, which is the variance of Firth's (y + 1/2) / (n + 1); A alone reads n /
+        (n + 1)); ``weight`` below 1: that share of it and the rest of A
+        (``field_bias.sandwich_share``)."""
         inverse = np.linalg.inv(precision.toarray())
-        noise = inverse @ records.toarray() @ inverse
+        own = inverse if fitted is None else np.linalg.inv(fitted.toarray())
+        noise = own @ records.toarray() @ own
         mixed = weight * noise + (1.0 - weight) * inverse
         return Dense(mixed - shrink * inverse @ inverse)
 

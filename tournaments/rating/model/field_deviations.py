@@ -36,7 +36,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from tournaments.rating.model import field_bias, field_spread
+from tournaments.rating.model import field_spread
 from tournaments.rating.model import field_system as system
 from tournaments.rating.model.field import Field
 from tournaments.rating.model.field_covariance import (
@@ -87,6 +87,10 @@ def covariance(found: Field[K], exact: bool | None = None) -> Covariance:
     if exact is None and isinstance(found.joint, Covariance):
         return found.joint
     if exact if exact is not None else len(found.keys) <= DENSE_BOTS:
+        if found.penalised is not None and found.sandwich:
+            return Dense.sandwich(
+                found.penalised, found.csr, found.shrink, found.sandwich, found.fitted_penalty
+            )
         if found.shrink == 0.0:
             return Dense(np.linalg.inv(found.posterior.toarray()))
         return Dense.of(*field_spread.spectrum(found.posterior.toarray()), found.shrink)
@@ -107,8 +111,10 @@ def with_spread(found: Field[K]) -> Field[K]:
         shrink = field_spread.shrink(spread)
         if found.penalised is None:
             joint = Dense.of(values, vectors, shrink)
-        elif share := field_bias.sandwich_share(len(found.keys)):
-            joint = Dense.sandwich(found.penalised, found.csr, shrink, share)
+        elif found.sandwich:
+            joint = Dense.sandwich(
+                found.penalised, found.csr, shrink, found.sandwich, found.fitted_penalty
+            )
         else:
             joint = Dense.penalised(found.penalised, shrink)
     else:

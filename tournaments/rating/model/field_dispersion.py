@@ -33,6 +33,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
+from tournaments.rating.model import field_bias
 from tournaments.rating.model.field import Field, Stored, field_of
 from tournaments.rating.model.field_covariance import Covariance
 from tournaments.rating.model.field_deviations import covariance, with_spread
@@ -437,12 +438,15 @@ def measured_field(
     skills: Mapping[K, Skill] | Stored[K],
     units: Iterable[Placing[K]],
     keys: Mapping[Any, K] | None = None,
+    chosen: float = 0.0,
 ) -> Field[K]:
     """The field refitted with the dispersion its units show: fitted first with
     dispersion 1 (its precision is then the information), the dispersion measured there
     (``unit_sums``), then fitted again with it. Without units, the stored dispersions'
     field (``field_of``). With COUNT_SPREAD, its own spread measured too
-    (``field_deviations.with_spread``), which its deviations then count."""
+    (``field_deviations.with_spread``), which its deviations then count. ``chosen``: the
+    share of the units a matchmaker seated (the ladder's), which keeps the deviations at
+    the penalised posterior's width (``field_bias.sandwich_share``)."""
     plain = field_of(skills, keys, dispersion=dict.fromkeys(skills, 1.0), reduce_bias=REDUCE_BIAS)
     measured_at = plain
     if COUNT_SPREAD and MEASURE_AT_SPREAD:
@@ -464,4 +468,7 @@ def measured_field(
             bias_scale=scales[0],
             posterior_scale=scales[1],
         )
+    if found.penalised is not None:
+        share = field_bias.sandwich_share(len(found.keys), chosen)
+        found = dataclasses.replace(found, sandwich=share)
     return with_spread(found) if COUNT_SPREAD else found

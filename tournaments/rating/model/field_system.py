@@ -177,8 +177,22 @@ def refit(links: Links[K], elo: np.ndarray, steps: int, converged: float) -> np.
     return elo
 
 
-def contrast_variance(matrix: sparse.csr_array, contrast: np.ndarray, shrink: float = 0.0) -> float:
+def contrast_variance(
+    matrix: sparse.csr_array,
+    contrast: np.ndarray,
+    shrink: float = 0.0,
+    records: sparse.csr_array | None = None,
+    share: float = 0.0,
+    fitted: sparse.csr_array | None = None,
+) -> float:
     """c' H^-1 c - shrink |H^-1 c|²: the variance (Elo^2) of the combination ``contrast``
-    of ratings (``field_spread``: less the prior's pull beyond the field's own spread)."""
+    of ratings (``field_spread``: less the prior's pull beyond the field's own spread).
+    With ``records`` (R), ``share`` (w) and ``fitted`` (G, H where None): w c'G^-1 R G^-1 c
+    + (1 - w) c'H^-1 c less the same pull, as ``field_covariance.Dense.sandwich`` reads a
+    penalised fit."""
     solved = solve(matrix, contrast)
-    return max(float(contrast @ solved - shrink * (solved @ solved)), 0.0)
+    variance = float(contrast @ solved)
+    if records is not None and share:
+        own = solved if fitted is None else solve(fitted, contrast)
+        variance = share * float(own @ (records @ own)) + (1.0 - share) * variance
+    return max(variance - shrink * float(solved @ solved), 0.0)

@@ -11,7 +11,8 @@ bounded by the game's rated bots and their records.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
+from typing import NamedTuple
 
 import numpy as np
 from django.db import connection
@@ -27,31 +28,40 @@ from tournaments.rating.stored import match_rating
 #: site's history than this).
 RECENT_MATCHES = 20_000
 #: What a pass stores beside the views (``FieldPass``) for a page that fits on the spot:
-#: the field's spread and the scales of its fit's bias reduction (``field.Field``).
-PASS_FIGURES = ("spread", "bias_scale", "posterior_scale")
+#: the field's spread, the scales of its fit's bias reduction and the share of its
+#: penalty-fixed noise in the deviations (``field.Field``).
+PASS_FIGURES = ("spread", "bias_scale", "posterior_scale", "sandwich")
+
+
+class Recent(NamedTuple):
+    """The units a field pass measures the dispersion on, and the share of them that the
+    ladder's matchmaker seated (``field_bias.sandwich_share``)."""
+
+    units: list[Placing[int]]
+    chosen: float
 
 
 def game_field(
     game: str,
     whole: bool = True,
     bots: Collection[int] | None = None,
-    units: Iterable[Placing[int]] | None = None,
+    recent: Recent | None = None,
 ) -> field.Field[int]:
     """The joint view (``field.field_of``) of every rated bot of ``game``, by bot id:
-    refitted as a whole when ``whole``, else at the stored ratings. ``units``: refitted
-    with the dispersion those units show (``field_dispersion.measured_field``; the field
+    refitted as a whole when ``whole``, else at the stored ratings. ``recent``: refitted
+    with the dispersion its units show (``field_dispersion.measured_field``; the field
     pass gives it the game's recent ones, and measures the field's spread); without, each
     bot's dispersion and the field's spread as the last pass measured them
     (``FieldRating.dispersion``, ``FieldPass.spread``), its stored one's where none, and
-    its bias reduced as the pass's was (``FieldPass.bias_scale``: a page reads the figures
-    the pass showed).
+    its bias reduced and its deviations read as the pass's were (``FieldPass.bias_scale``,
+    ``sandwich``: a page reads the figures the pass showed).
 
     ``bots``: only these bots are fitted together; every other opponent stays where each
     record last met it. A page's cost is then bounded by the bots it shows, not by the
     game's field (the whole field of a big site takes seconds to refit)."""
     stored, measured = game_records(game, bots)
-    if units is not None:
-        return field_dispersion.measured_field(stored, units)
+    if recent is not None:
+        return field_dispersion.measured_field(stored, recent.units, chosen=recent.chosen)
     figures = FieldPass.objects.filter(game=game).values(*PASS_FIGURES).first()
     figures = figures or dict.fromkeys(PASS_FIGURES)
     found = field.field_of(
@@ -62,7 +72,7 @@ def game_field(
         bias_scale=figures["bias_scale"] or 1.0,
         posterior_scale=figures["posterior_scale"],
     )
-    return dataclasses.replace(found, spread=figures["spread"])
+    return dataclasses.replace(found, spread=figures["spread"], sandwich=figures["sandwich"] or 0.0)
 
 
 def game_records(
@@ -174,18 +184,15 @@ def compare(game: str, a: int, b: int) -> field.Difference | None:
     return found.difference(a, b)
 
 
-def recent_units(game: str, matches: int = RECENT_MATCHES) -> list[Placing[int]]:
+def recent_units(game: str, matches: int = RECENT_MATCHES) -> Recent:
     """The rated units, by bot id, of the game's ``matches`` most recently rated matches:
-    what the field pass measures the dispersion on (``rating.model.field_dispersion``). Two
-    queries."""
+    what the field pass measures the dispersion on (``rating.model.field_dispersion``),
+    and the share of them the ladder seated. Two queries."""
     rated = Match.objects.filter(game=game, status="done", rating_seq__isnull=False)
-    rows = list(
-        rated.order_by("-rating_seq").values_list("id", "result__places", "units", "rating_seq")[
-            :matches
-        ]
-    )
+    columns = ("id", "result__places", "units", "rating_seq", "ladder_id")
+    rows = list(rated.order_by("-rating_seq").values_list(*columns)[:matches])
     if not rows:
-        return []
+        return Recent([], 0.0)
     seats: dict[int, list[int]] = {}
     found = Seat.objects.filter(match__in=rated.filter(rating_seq__gte=rows[-1][3])).order_by(
         "match_id", "index"
@@ -193,7 +200,10 @@ def recent_units(game: str, matches: int = RECENT_MATCHES) -> list[Placing[int]]
     for match_id, bot_id in found.values_list("match_id", "version__bot_id"):
         seats.setdefault(match_id, []).append(bot_id)
     units: list[Placing[int]] = []
-    for match_id, places, stored, _ in rows:
+    seated = 0
+    for match_id, places, stored, _, ladder in rows:
         if places and match_id in seats:
-            units += match_rating.rated_units(seats[match_id], places, stored)
-    return units
+            found = match_rating.rated_units(seats[match_id], places, stored)
+            units += found
+            seated += len(found) if ladder is not None else 0
+    return Recent(units, seated / len(units) if units else 0.0)

@@ -147,13 +147,14 @@ def _fit(
     """Each rated bot's rating in the whole field refitted, its joint deviation against
     the field's mean and the dispersion measured for it (None: too few units), by bot
     id; and the pass's figures a page fitting on the spot reads (``FieldPass``): the
-    field's spread (``field_spread``), which the deviations count, and the scales of its
-    bias reduction."""
-    found = field_store.game_field(game, units=field_store.recent_units(game))
+    field's spread (``field_spread``), which the deviations count, the scales of its
+    bias reduction and the penalty-fixed noise's share in its deviations."""
+    found = field_store.game_field(game, recent=field_store.recent_units(game))
     deviations = field_deviations.against_mean(found)
     measured = found.dispersion or {}
     fitted = {bot: (found.elo[bot], deviations[bot], measured.get(bot)) for bot in found.elo}
-    figures = (found.spread, *(found.scales or (None, None)))
+    sandwich = found.sandwich if found.penalised is not None else None
+    figures = (found.spread, *(found.scales or (None, None)), sandwich)
     return fitted, dict(zip(field_store.PASS_FIGURES, figures, strict=True))
 
 
