@@ -177,11 +177,13 @@ def test_a_share_of_firths_noise_reads_between_the_posterior_and_the_noise() -> 
 def test_the_share_falls_with_the_field_and_with_the_matchmakers_part(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A field of up to SANDWICH_FROM bots no matchmaker seated takes SANDWICH_SMALL of
-    the noise; the share falls to none at SANDWICH_TO bots, and with the share of the
-    results the ladder seated: a ladder keeps the posterior's width."""
+    """A two-seat field of up to SANDWICH_FROM bots no matchmaker seated takes
+    SANDWICH_SMALL of the noise; the share falls to none at SANDWICH_TO bots, with the
+    share of the units the ladder seated (a ladder keeps the posterior's width) and with
+    the share of tables of more seats."""
     monkeypatch.setattr(field_bias, "SANDWICH_SMALL", 0.6)
     share = field_bias.sandwich_share
     assert share(2) == share(8) == share(field_bias.SANDWICH_FROM) == 0.6
     assert 0.0 < share(31) < 0.6 and share(field_bias.SANDWICH_TO) == share(500) == 0.0
     assert share(8, chosen=0.5) == pytest.approx(0.3) and share(8, chosen=1.0) == 0.0
+    assert share(8, paired=0.5) == pytest.approx(0.3) and share(8, paired=0.0) == 0.0

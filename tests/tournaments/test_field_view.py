@@ -67,14 +67,14 @@ def test_nothing_rated_since_the_last_pass_is_skipped_and_a_rated_match_brings_t
     assert FieldPass.objects.get(game="bigtwo").matches == 2
 
 
-def play_four_seat_matches(version_of: dict[int, Any], count: int, seed: int) -> list[tuple]:
-    """``count`` rated 4-seat matches stored as the service stores them (result, seats,
-    rating order); each one's bot ids and places."""
+def play_matches(version_of: dict[int, Any], count: int, seed: int, seats: int = 4) -> list[tuple]:
+    """``count`` rated matches of ``seats`` stored as the service stores them (result,
+    seats, rating order); each one's bot ids and places."""
     rng = random.Random(seed)
     played = []
     for _ in range(count):
-        table = rng.sample(sorted(version_of), 4)
-        places = rng.sample(range(1, 5), 4)
+        table = rng.sample(sorted(version_of), seats)
+        places = rng.sample(range(1, seats + 1), seats)
         match = Match.objects.create(
             game="bigtwo", status=Match.Status.DONE, result={"places": places}
         )
@@ -90,7 +90,7 @@ def play_four_seat_matches(version_of: dict[int, Any], count: int, seed: int) ->
 
 def test_a_pass_measures_the_dispersion_of_the_games_recent_units() -> None:
     bot_of, version_of = store(rated_states(10, 80, 8))
-    played = play_four_seat_matches(version_of, 20, 9)
+    played = play_matches(version_of, 20, 9)
     recent = field_store.recent_units("bigtwo")
     assert [(u.seats, u.places) for u in recent.units] == played[::-1]  # the latest first
     assert recent.chosen == 0.0  # no ladder's match among them
@@ -206,7 +206,7 @@ def test_a_page_fitting_on_the_spot_reduces_the_bias_as_the_pass_did() -> None:
     (``field_store.game_field``: head-to-head, comparisons) fits as it did, so it shows
     the figures the board shows. Without them it would show the plain fit's, wider apart."""
     _, version_of = store(rated_states(10, 80, 8))
-    play_four_seat_matches(version_of, 20, 9)
+    play_matches(version_of, 20, 9)
     assert field_dispersion.REDUCE_BIAS and field_dispersion.FIRTH_SCALES == ("pair", "one")
     assert field_view.refresh("bigtwo") == "refitted"
     last = FieldPass.objects.get(game="bigtwo")
@@ -225,12 +225,13 @@ def test_a_page_fitting_on_the_spot_reduces_the_bias_as_the_pass_did() -> None:
 
 
 def test_a_small_fields_pass_weighs_in_firths_noise_unless_the_ladder_seated_it() -> None:
-    """Ten bots, twenty matches no matchmaker seated: the pass's deviations weigh in the
-    penalty-fixed noise by the small field's whole share (``field_bias.sandwich_share``),
-    stored for the pages, whose fit on the spot then reads the board's deviations; with
-    half of the recent matches the ladder's, half that share; all of them, none."""
+    """Ten bots, forty two-seat matches no matchmaker seated: the pass's deviations weigh
+    in the penalty-fixed noise by the small field's whole share
+    (``field_bias.sandwich_share``), stored for the pages, whose fit on the spot then reads
+    the board's deviations; with half of the recent matches the ladder's, half that share;
+    all of them, none. Tables of four take none."""
     _, version_of = store(rated_states(10, 80, 8))
-    play_four_seat_matches(version_of, 20, 9)
+    play_matches(version_of, 40, 9, seats=2)
     assert field_view.refresh("bigtwo") == "refitted"
     assert FieldPass.objects.get(game="bigtwo").sandwich == field_bias.SANDWICH_SMALL > 0.0
     on_the_spot = field_store.game_field("bigtwo")
@@ -238,7 +239,7 @@ def test_a_small_fields_pass_weighs_in_firths_noise_unless_the_ladder_seated_it(
         assert on_the_spot.deviation(bot) == pytest.approx(view.deviation, rel=1e-3)
     ladder = Ladder.objects.create(game="bigtwo")
     matches = Match.objects.filter(game="bigtwo").order_by("-rating_seq")
-    Match.objects.filter(pk__in=list(matches.values_list("pk", flat=True)[:10])).update(
+    Match.objects.filter(pk__in=list(matches.values_list("pk", flat=True)[:20])).update(
         ladder=ladder
     )
     assert field_store.recent_units("bigtwo").chosen == pytest.approx(0.5)
@@ -250,6 +251,10 @@ def test_a_small_fields_pass_weighs_in_firths_noise_unless_the_ladder_seated_it(
     FieldPass.objects.filter(game="bigtwo").update(bots=0, matches=0)
     assert field_view.refresh("bigtwo") == "refitted"
     assert FieldPass.objects.get(game="bigtwo").sandwich == 0.0
+    Match.objects.filter(game="bigtwo").update(ladder=None)
+    play_matches(version_of, 60, 10)  # the recent units now mostly of four seats
+    assert field_view.refresh("bigtwo") == "refitted"
+    assert FieldPass.objects.get(game="bigtwo").sandwich < field_bias.SANDWICH_SMALL / 2
 
 
 def test_the_small_field_share_s_migration_has_every_game_refitted() -> None:

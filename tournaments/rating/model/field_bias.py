@@ -49,26 +49,29 @@ ROUNDS_EXACT_BOTS = 300
 #: z sd 0.90-0.95; 1, the sandwich alone, reads them 1.06). Dense fields only;
 #: ``calibration_ladder --firth-sandwich W``.
 SANDWICH = 0.0
-#: A field of SANDWICH_FROM bots or fewer whose tables no matchmaker chose weighs in this
-#: share of that noise, falling linearly to none at SANDWICH_TO bots (issue 47). The
-#: penalised posterior alone is wide on small closed and open fields at 5 plays (the real
-#: two-seat closed field of 8 covered 0.971, z sd 0.92); a large field, and a ladder,
+#: A two-seat field of SANDWICH_FROM bots or fewer whose tables no matchmaker chose weighs
+#: in this share of that noise, falling linearly to none at SANDWICH_TO bots (issue 47).
+#: The penalised posterior alone is wide on small closed and open two-seat fields at 5
+#: plays (the real closed field of 8 covered 0.971, z sd 0.92); a large field, a ladder,
 #: whose matchmaker seats bots of near estimates together so that their errors line up,
-#: need all of its width (docs/ratings.md, "Small fields weigh in Firth's noise").
+#: and tables of 4 and 6, centred under it, need all of its width (docs/ratings.md, "Small
+#: fields weigh in Firth's noise").
 SANDWICH_SMALL = 0.6
 SANDWICH_FROM = 12
 SANDWICH_TO = 50
 
 
-def sandwich_share(bots: int, chosen: float = 0.0) -> float:
+def sandwich_share(bots: int, chosen: float = 0.0, paired: float = 1.0) -> float:
     """The share of the penalty-fixed noise in the deviations of a field of ``bots``,
-    ``chosen`` the share of its results a matchmaker seated (the ladder's): SANDWICH where
-    set (the whole-field experiment), else SANDWICH_SMALL falling with the field's size
-    and with the matchmaker's share."""
+    ``chosen`` the share of its units a matchmaker seated (the ladder's) and ``paired``
+    the share of two seats: SANDWICH where set (the whole-field experiment), else
+    SANDWICH_SMALL falling with the field's size, the matchmaker's share and the tables
+    of more seats."""
     if SANDWICH:
         return SANDWICH
-    falling = (SANDWICH_TO - bots) / (SANDWICH_TO - SANDWICH_FROM)
-    return SANDWICH_SMALL * min(max(falling, 0.0), 1.0) * (1.0 - min(max(chosen, 0.0), 1.0))
+    falling = min(max((SANDWICH_TO - bots) / (SANDWICH_TO - SANDWICH_FROM), 0.0), 1.0)
+    free = 1.0 - min(max(chosen, 0.0), 1.0)
+    return SANDWICH_SMALL * falling * free * min(max(paired, 0.0), 1.0)
 
 
 def adjusted(

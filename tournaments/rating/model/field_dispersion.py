@@ -446,7 +446,8 @@ def measured_field(
     field (``field_of``). With COUNT_SPREAD, its own spread measured too
     (``field_deviations.with_spread``), which its deviations then count. ``chosen``: the
     share of the units a matchmaker seated (the ladder's), which keeps the deviations at
-    the penalised posterior's width (``field_bias.sandwich_share``)."""
+    the penalised posterior's width, as tables of more than two seats do
+    (``field_bias.sandwich_share``)."""
     plain = field_of(skills, keys, dispersion=dict.fromkeys(skills, 1.0), reduce_bias=REDUCE_BIAS)
     measured_at = plain
     if COUNT_SPREAD and MEASURE_AT_SPREAD:
@@ -469,6 +470,7 @@ def measured_field(
             posterior_scale=scales[1],
         )
     if found.penalised is not None:
-        share = field_bias.sandwich_share(len(found.keys), chosen)
+        paired = sum(len(u.seats) == 2 for u in sampled.units) / max(len(sampled.units), 1)
+        share = field_bias.sandwich_share(len(found.keys), chosen, paired)
         found = dataclasses.replace(found, sandwich=share)
     return with_spread(found) if COUNT_SPREAD else found
