@@ -203,7 +203,7 @@ def recent_units(game: str, matches: int = RECENT_MATCHES) -> Recent:
     seated = 0
     for match_id, places, stored, _, ladder in rows:
         if places and match_id in seats:
-            found = match_rating.rated_units(seats[match_id], places, stored)
-            units += found
-            seated += len(found) if ladder is not None else 0
+            rated_units = match_rating.rated_units(seats[match_id], places, stored)
+            units += rated_units
+            seated += len(rated_units) if ladder is not None else 0
     return Recent(units, seated / len(units) if units else 0.0)
