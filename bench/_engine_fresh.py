@@ -13,10 +13,11 @@ same seed draws the same (table, j) and re-reads them.
 The truth is each bot's rating fitted to ``truth_tables`` random tables of the field (one
 deal each, drawn from the same pools by a fixed generator): the value a site's fit
 converges to if the rating's model (Bradley-Terry on the pairwise results) fits the
-real game. ``python -m bench._engine_fresh bigtwo --seats 4 --bots 50 [--jobs 2]``
-builds (or checks) that sample and prints how well the model fits it (the pairwise
-scores against the logistic curve, by rating gap and by blocks of bots) and the truth's
-own standard error per bot (the fit's cluster-robust one and one from two halves).
+real game. ``python -m bench._engine_fresh bigtwo --seats 4 --bots 50 [--jobs 2]`` (or
+``fifteen35 --seats 6``) builds (or checks) that sample and prints how well the model fits
+it (the pairwise scores against the logistic curve, by rating gap and by blocks of bots)
+and the truth's own standard error per bot (the fit's cluster-robust one and one from two
+halves).
 """
 
 from __future__ import annotations
@@ -64,8 +65,12 @@ class Wide:
 #: Big Two 4p of 50 bots (q in even steps, as the 2-seat wide field): a duplicate deal
 #: (four rotations) costs 20 ms of CPU (44 ms at load 3.6). A pool of 10,000 deals a
 #: table; the truth 40,000 random tables (3,200 plays a bot, 160 times a site's 20).
+#: Fifteen Thirty-Five 6p of 50 (q in even steps): a duplicate deal (six rotations) costs
+#: 120 ms of CPU on a quiet machine; the truth 16,000 random tables (1,920 plays a bot, each
+#: against five: the pairs a bot of the Big Two field's truth meets, 9,600).
 FRESH_FIELDS = {
     ("bigtwo", 4): Wide(Field("bigtwo", 4, deals=10_000, qs=even_steps(WIDE)), 40_000),
+    ("fifteen35", 6): Wide(Field("fifteen35", 6, deals=10_000, qs=even_steps(WIDE)), 16_000),
 }
 
 #: Deals the truth's build writes between two commits (a stopped build loses at most these;

@@ -35,15 +35,16 @@ tables far larger than a site (the value the fit converges to). Goal: coverage w
 0.93-0.97 in every cell at 5+ plays. ``--sites`` (default 200), ``--only SCHEDULE``,
 ``--bots``, ``--seats``, ``--game``; ``--results engine``: every match drawn from real
 games of house bots of graded strength (bench/_engine_results.py), the truth their fit
-(Big Two 4p of 50 bots: played as drawn and the truth fitted to 40,000 random tables of
-them, bench/_engine_fresh.py). The pass runs as the service's does (its one rating,
-issue 47: ``field_dispersion``'s switches); ``--pool-units U``, ``--own-weight-cap W``,
-``--prior-bots B``, ``--firth-scales FIT,POSTERIOR`` and each switch's ``--X`` /
-``--no-X`` (``--count-spread``, ``--reduce-bias``, ``--residual-information``,
-``--curved``, ``--measure-at-spread``; ``--firth-sandwich W``) are experiments, not
-settings: ``field_dispersion.POOL_UNITS`` (inf: every bot the pooled ratio; 8 before),
-``OWN_WEIGHT_MAX`` (0.5), ``field_spread.PRIOR_BOTS`` (2) and the switches in this
-process only (docs/ratings.md, "The one rating switched on", and the tries before it).
+(Big Two 4p and Fifteen Thirty-Five 6p of 50 bots: played as drawn and the truth fitted
+to 40,000 and 16,000 random tables of them, bench/_engine_fresh.py). The pass runs as
+the service's does (its one rating, issue 47: ``field_dispersion``'s switches);
+``--pool-units U``, ``--own-weight-cap W``, ``--prior-bots B``, ``--firth-scales
+FIT,POSTERIOR`` and each switch's ``--X`` / ``--no-X`` (``--count-spread``,
+``--reduce-bias``, ``--residual-information``, ``--curved``, ``--measure-at-spread``;
+``--firth-sandwich W``) are experiments, not settings: ``field_dispersion.POOL_UNITS``
+(inf: every bot the pooled ratio; 8 before), ``OWN_WEIGHT_MAX`` (0.5),
+``field_spread.PRIOR_BOTS`` (2) and the switches in this process only (docs/ratings.md,
+"The one rating switched on", and the tries before it).
 """
 
 from __future__ import annotations

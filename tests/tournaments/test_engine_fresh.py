@@ -56,7 +56,15 @@ def test_the_truth_plays_its_random_tables_and_fits_every_bot(cache: Path) -> No
     assert Fresh(WIDE, bots=5).sample() == found.sample()  # fixed: a re-run re-reads it
 
 
-def test_only_the_wide_4_seat_big_two_field_is_played_as_drawn() -> None:
-    assert _engine_fresh.wide_of("bigtwo", 4, 50) is _engine_fresh.FRESH_FIELDS["bigtwo", 4]
-    assert _engine_fresh.wide_of("bigtwo", 4, 8) is None
-    assert _engine_results.field_of("bigtwo", 4, 50) is None
+def test_only_the_wide_4_and_6_seat_fields_are_played_as_drawn() -> None:
+    """Big Two 4p and Fifteen Thirty-Five 6p of 50: no library holds their tables; the
+    fields of 8 and 12 and the two-seat fields of 50 keep theirs."""
+    for game, seats in (("bigtwo", 4), ("fifteen35", 6)):
+        found = _engine_fresh.wide_of(game, seats, 50)
+        assert found is _engine_fresh.FRESH_FIELDS[game, seats]
+        assert len(set(found.field.qs)) == 50 and found.field.seats == seats
+        assert _engine_fresh.wide_of(game, seats, 8) is None
+        assert _engine_fresh.wide_of(game, seats, 12) is None
+        assert _engine_results.field_of(game, seats, 50) is None
+        assert _engine_results.engine_ready(game, seats, 50)
+    assert _engine_fresh.wide_of("bigtwo", 2, 50) is None

@@ -105,9 +105,9 @@ def test_a_mixed_bot_plays_the_strong_move_with_probability_q(q: float) -> None:
 def test_each_cell_finds_the_field_that_holds_every_table_it_may_seat() -> None:
     """Fields of up to LADDER bots stand for the 8- and 12-bot cells; the wide field of
     50 bots (q in even steps, every one distinct) for the 50-bot cells, only where its
-    library holds every table (Big Two 4p's is played as drawn); Fifteen Thirty-Five's 28
-    tables and Big Two 4p's 70 for 8 bots, and for the open 12 their open fields of all 924
-    and 495 tables."""
+    library holds every table (Big Two 4p's and Fifteen Thirty-Five 6p's are played as
+    drawn); Fifteen Thirty-Five's 28 tables and Big Two 4p's 70 for 8 bots, and for the
+    open 12 their open fields of all 924 and 495 tables."""
     ready = _engine_results.engine_ready
     wide = _engine_results.field_of("bigtwo", 2, 50)
     assert wide is _engine_results.WIDE_FIELDS["bigtwo", 2]
@@ -119,6 +119,7 @@ def test_each_cell_finds_the_field_that_holds_every_table_it_may_seat() -> None:
     assert ready("bigtwo", 4, 50)  # played as drawn (bench/_engine_fresh.py)
     assert ready("oceans11", 2, 50) and not ready("bigtwo", 2, 51)
     assert ready("fifteen35", 6, 8) and ready("fifteen35", 6, 12)
+    assert ready("fifteen35", 6, 50)  # played as drawn too
     assert _engine_results.field_of("fifteen35", 6, 8) is _engine_results.FIELDS["fifteen35", 6]
     found = _engine_results.field_of("fifteen35", 6, 12)
     assert found is _engine_results.OPEN_FIELDS["fifteen35", 6]
