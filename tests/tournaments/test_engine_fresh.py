@@ -66,5 +66,4 @@ def test_only_the_wide_4_and_6_seat_fields_are_played_as_drawn() -> None:
         assert _engine_fresh.wide_of(game, seats, 8) is None
         assert _engine_fresh.wide_of(game, seats, 12) is None
         assert _engine_results.field_of(game, seats, 50) is None
-        assert _engine_results.engine_ready(game, seats, 50)
     assert _engine_fresh.wide_of("bigtwo", 2, 50) is None
